@@ -1,0 +1,30 @@
+#pragma once
+// Options of `benchfp kernel` that describe cases. The same set is accepted on the
+// command line and on every line of a batch file, parsed by the same CLI11 code.
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace benchfp::harness {
+
+struct CaseOptions {
+    // Settings: unset means "inherit". Lists are comma-separated (benchdnn style).
+    std::optional<std::string> kernel, alg, isa, frame, mode, expect;
+    std::optional<int> duration_ms, min_samples;
+    std::optional<unsigned> seed;
+    // Work: batch files to expand and problems to run, in that order.
+    std::vector<std::string> batches;
+    std::vector<std::string> problems;
+
+    void add_to(CLI::App& app);
+    // The settings of *this where set, the others from `base`; no work is copied.
+    CaseOptions over(const CaseOptions& base) const;
+};
+
+// Parses one batch-file line (comments after '#' removed) with the same options.
+// Throws UsageError prefixed with `where` ("file:line").
+CaseOptions parse_batch_line(const std::string& line, const std::string& where);
+
+}  // namespace benchfp::harness

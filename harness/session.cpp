@@ -1,0 +1,220 @@
+#include "session.hpp"
+
+#include "host_info.hpp"
+#include "perf/error.hpp"
+#include "perf/sampler.hpp"
+#include "unwind_check.hpp"
+#include "usage_error.hpp"
+#include "workloads/workload.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+namespace benchfp::harness {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* default_batch = "cases/default";
+
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+nlohmann::json spec_json(const KernelCase& c) {
+    nlohmann::json spec = {{"kernel", c.spec.kernel}, {"alg", c.spec.alg},
+                           {"isa", jit::to_string(c.spec.isa)}, {"frame", jit::to_string(c.spec.frame)},
+                           {"mode", to_string(c.mode)}, {"problem", c.problem}};
+    if (c.expect) spec["expect"] = perf::to_string(*c.expect);
+    return spec;
+}
+
+}  // namespace
+
+struct Session::PendingUnwind {
+    KernelCase c;
+    std::unique_ptr<Workload> workload;
+    std::unique_ptr<perf::Sampler> sampler;
+    SampledCall call;
+    Clock::time_point begun;
+};
+
+Session::Session(int argc, char** argv) {
+    try {
+        parse(argc, argv);
+    } catch (const UsageError& e) {
+        std::cerr << "benchfp: " << e.what() << '\n';
+        exit_status_ = 2;
+        done_ = true;
+    } catch (const std::invalid_argument& e) {  // e.g. a bad BENCHFP_MAX_CPU_ISA
+        std::cerr << "benchfp: " << e.what() << '\n';
+        exit_status_ = 2;
+        done_ = true;
+    }
+}
+
+Session::~Session() = default;
+
+void Session::parse(int argc, char** argv) {
+    CLI::App app("benchfp: checks that JIT kernels stay profilable (frame-pointer unwinding) and what it costs.\n"
+                 "With no arguments, runs the default suite (" + std::string(default_batch) + ").");
+    app.require_subcommand(0, 1);
+    CLI::App* kernel = app.add_subcommand("kernel", "build, check and sample JIT kernels (benchdnn-style cases)");
+    command_line_.add_to(*kernel);
+    kernel->add_option("--json", run_.json_path, "write every case's record to this JSON file");
+    kernel->add_option("--max-isa", run_.max_isa, "highest ISA to use (also BENCHFP_MAX_CPU_ISA)");
+    kernel->add_option("--event", run_.event,
+                       "libpfm4 event to sample (default cycles, falling back to perf::task-clock without a PMU)");
+    kernel->add_option("--freq", run_.frequency, "samples per second (default 4000)")->check(CLI::Range(1, 1000000));
+    kernel->add_option("--period", run_.period, "fixed sample period in event units (overrides --freq)");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        app.exit(e);
+        done_ = true;
+        return;
+    } catch (const CLI::ParseError& e) {
+        throw UsageError(e.what());
+    }
+    if (argc == 1) command_line_.batches = {default_batch};
+    else if (!kernel->parsed()) throw UsageError("give a subcommand (kernel); see benchfp --help");
+
+    if (!run_.max_isa.empty()) {
+        isa_cap_ = jit::parse_isa(run_.max_isa);
+        if (!isa_cap_) throw UsageError("unknown --max-isa '" + run_.max_isa + "' (known: " + jit::known_isas() + ")");
+    } else {
+        isa_cap_ = jit::isa_cap_from_env();
+    }
+    cases_ = expand_cases(command_line_, isa_cap_);
+}
+
+const perf::EventChoice& Session::event() {
+    if (!event_) {
+        event_ = perf::choose_event(run_.event, perf::probe_open);
+        if (!event_->note.empty()) std::cout << "benchfp: note: " << event_->note << std::endl;
+    }
+    return *event_;
+}
+
+SampledCall* Session::next_sampled_call() {
+    if (pending_) finish_unwind();
+    while (!done_ && next_case_ < cases_.size()) {
+        const KernelCase& c = cases_[next_case_++];
+        try {
+            if (!c.skip_reason.empty()) {
+                record(c, report::State::skipped, c.skip_reason, 0, {});
+                continue;
+            }
+            if (c.mode == Mode::corr) {
+                run_corr(c);
+                continue;
+            }
+            return begin_unwind(c);
+        } catch (const perf::Error& e) {
+            // No sampling at all here (refused, absent, bad event): a usage error, status 2.
+            pending_.reset();
+            std::cerr << "benchfp: " << e.what() << "\nbenchfp: stopped at case " << next_case_ - 1 << ": "
+                      << repro(c) << '\n';
+            exit_status_ = 2;
+            done_ = true;
+        } catch (const std::exception& e) {
+            pending_.reset();
+            record(c, report::State::failed, std::string("error: ") + e.what(), 0, {});
+        }
+    }
+    if (!finished_) {
+        finished_ = true;
+        if (exit_status_ != 2) finish();
+    }
+    return nullptr;
+}
+
+void Session::run_corr(const KernelCase& c) {
+    const auto begun = Clock::now();
+    auto workload = make_workload(c);
+    CorrOutcome outcome = workload->check();
+    const report::State state = !outcome.passed      ? report::State::failed
+                                : outcome.mistrusted ? report::State::mistrusted
+                                                     : report::State::passed;
+    record(c, state, outcome.detail, ms_since(begun), {{"corr", outcome.record}});
+}
+
+SampledCall* Session::begin_unwind(const KernelCase& c) {
+    auto pending = std::make_unique<PendingUnwind>();
+    pending->begun = Clock::now();
+    pending->c = c;
+    pending->workload = make_workload(c);
+    if (!symbols_) symbols_ = std::make_unique<perf::Symbols>();
+
+    perf::SamplerOptions options;
+    options.event = event().event;
+    options.tid = gettid();  // main's thread: the one that runs foo and bar
+    options.frequency = run_.frequency;
+    options.period = run_.period;
+    pending->sampler = std::make_unique<perf::Sampler>(options);
+
+    const jit::Generator& kernel = pending->workload->kernel();
+    pending->call.kernel = kernel.entry();
+    pending->call.args = pending->workload->args();
+    pending->call.kernel(pending->call.args);  // warm up: fault the pages in before sampling
+    pending->sampler->start();
+    pending->call.deadline = Clock::now() + std::chrono::milliseconds(c.duration_ms);
+    pending_ = std::move(pending);
+    return &pending_->call;
+}
+
+void Session::finish_unwind() {
+    std::unique_ptr<PendingUnwind> p = std::move(pending_);
+    p->sampler->stop();
+    const jit::CodeRegionInfo& code = p->workload->kernel().layout();
+    symbols_->clear_regions();
+    symbols_->add_region({code.name, code.begin, code.begin + code.size});
+    UnwindOutcome outcome = judge_unwind(p->sampler->samples(), p->sampler->stats(), code, *symbols_, p->c.expect,
+                                         p->c.min_samples);
+    const double seconds = p->sampler->seconds();
+    const auto total = p->sampler->stats().samples;
+    outcome.record["event"] = p->sampler->event().name;
+    if (!event().note.empty()) outcome.record["event_note"] = event().note;
+    outcome.record["sampled_seconds"] = seconds;
+    outcome.record["sample_rate_hz"] = seconds > 0 ? total / seconds : 0.0;
+    outcome.record["kernel_calls"] = p->call.calls;
+    std::string detail = outcome.detail;
+    if (total == 0) detail += " no samples at all: event " + p->sampler->event().name + " produced none";
+    record(p->c, outcome.state, detail, ms_since(p->begun), {{"unwind", outcome.record}});
+}
+
+void Session::record(const KernelCase& c, report::State state, std::string detail, double ms, nlohmann::json extra) {
+    report::CaseResult result;
+    result.index = static_cast<int>(results_.size());
+    result.state = state;
+    result.detail = std::move(detail);
+    result.ms = ms;
+    result.repro = repro(c);
+    result.record = std::move(extra);
+    result.record["spec"] = spec_json(c);
+    if (!c.skip_reason.empty()) result.record["skip_reason"] = c.skip_reason;
+    std::cout << report::status_line(result) << std::endl;
+    summary_.add(state);
+    results_.push_back(std::move(result));
+}
+
+void Session::finish() {
+    if (cases_.empty()) return;  // --help: nothing was to run
+    std::cout << summary_.line() << std::endl;
+    exit_status_ = summary_.exit_status();
+    if (!run_.json_path.empty()) {
+        try {
+            report::write_results_json(run_.json_path, host_info(isa_cap_), results_, summary_);
+        } catch (const std::exception& e) {
+            std::cerr << "benchfp: " << e.what() << '\n';
+            exit_status_ = 2;
+        }
+    }
+}
+
+}  // namespace benchfp::harness

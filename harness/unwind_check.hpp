@@ -1,0 +1,32 @@
+#pragma once
+// Judges the samples of one unwind case: a chain verdict per JIT sample, the
+// tallies, and PASSED/FAILED against the expected verdict.
+#include "jit/code_regions.hpp"
+#include "perf/ring.hpp"
+#include "perf/symbols.hpp"
+#include "perf/verdict.hpp"
+#include "report/case_result.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <vector>
+
+namespace benchfp::harness {
+
+struct UnwindOutcome {
+    report::State state = report::State::failed;
+    std::string detail;
+    nlohmann::json record;
+};
+
+// The rule: every JIT sample outside the prologue/epilogue windows has the
+// expected verdict (`full` when none is given), and there are at least
+// `min_samples` of them; fewer is FAILED as inconclusive, never PASSED.
+UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf::RingStats& stats,
+                           const jit::CodeRegionInfo& code, const perf::Symbols& symbols,
+                           std::optional<perf::Verdict> expect, int min_samples);
+
+perf::JitCode jit_code_of(const jit::CodeRegionInfo& code);
+
+}  // namespace benchfp::harness

@@ -1,0 +1,65 @@
+#include "jit/generator.hpp"
+
+#include <stdexcept>
+
+namespace benchfp::jit {
+
+using namespace Xbyak::util;
+
+namespace {
+constexpr size_t max_code_size = 64 * 1024;
+}
+
+Generator::Generator(std::string name, Isa isa, FramePolicy policy)
+    : Xbyak::CodeGenerator(max_code_size, Xbyak::DontSetProtectRWE),  // RW while emitting, RX after
+      name_(std::move(name)), isa_(isa), policy_(policy), pool_(policy) {}
+
+Generator::~Generator() {
+    if (layout_.begin) unregister_code_region(layout_.begin);
+}
+
+void Generator::emit_prologue() {
+    if (policy_ == FramePolicy::frame) {
+        push(rbp);
+        mov(rbp, rsp);
+    }
+    for (const Xbyak::Reg64& reg : pool_.callee_saved_taken()) push(reg);
+}
+
+void Generator::emit_epilogue() {
+    layout_.epilogue_begin = getSize();
+    if (isa_ >= Isa::avx2) vzeroupper();  // no AVX-SSE transition penalty in the caller
+    const auto saved = pool_.callee_saved_taken();
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it) pop(*it);
+    if (policy_ == FramePolicy::frame) pop(rbp);
+    ret();
+}
+
+void Generator::setup_done() {
+    layout_.prologue_end = getSize();
+    setup_marked_ = true;
+}
+
+void Generator::build() {
+    if (layout_.begin) throw std::logic_error("kernel " + name_ + " built twice");
+    if (policy_ != FramePolicy::clobber && pool_.rbp_taken())
+        throw std::logic_error("kernel " + name_ + ": rbp handed out under " + to_string(policy_));
+    emit_prologue();
+    generate_body();
+    if (!setup_marked_) throw std::logic_error("kernel " + name_ + " never called setup_done()");
+    emit_epilogue();
+    generate_data();
+    ready();             // all labels resolved
+    setProtectModeRE();  // W^X: the pages go from RW to RX, never RWX
+    layout_.name = name_;
+    layout_.begin = reinterpret_cast<uintptr_t>(getCode());
+    layout_.size = getSize();
+    register_code_region(layout_);
+}
+
+KernelFn Generator::entry() const {
+    if (!layout_.begin) throw std::logic_error("kernel " + name_ + " called before build()");
+    return reinterpret_cast<KernelFn>(layout_.begin);
+}
+
+}  // namespace benchfp::jit

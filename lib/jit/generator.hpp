@@ -1,0 +1,65 @@
+#pragma once
+// Base of every kernel. The frame policy decides the prologue and epilogue;
+// kernels emit only their body (asmjit's FuncFrame idea: the frame is data,
+// separate from the code that emits the body).
+//
+// Life of a kernel: the derived constructor takes its registers from gprs();
+// build() then emits prologue (saving the callee-saved registers handed out),
+// body, epilogue and data, makes the code read+execute (W^X: never writable and
+// executable at once) and registers the code range under the kernel's name.
+#include "jit/code_regions.hpp"
+#include "jit/frame_policy.hpp"
+#include "jit/gpr_pool.hpp"
+#include "jit/isa.hpp"
+
+#include <xbyak/xbyak.h>
+
+#include <string>
+
+namespace benchfp::jit {
+
+// Every kernel has this signature: one pointer to its argument block.
+using KernelFn = void (*)(const void* args);
+
+class Generator : public Xbyak::CodeGenerator {
+public:
+    Generator(std::string name, Isa isa, FramePolicy policy);
+    ~Generator() override;
+    Generator(const Generator&) = delete;
+    Generator& operator=(const Generator&) = delete;
+
+    void build();
+    KernelFn entry() const;
+
+    const std::string& name() const { return name_; }
+    Isa isa() const { return isa_; }
+    FramePolicy policy() const { return policy_; }
+    const GprPool& gprs() const { return pool_; }
+    // Where the code is and where the frame policy holds (offsets from begin).
+    const CodeRegionInfo& layout() const { return layout_; }
+
+protected:
+    virtual void generate_body() = 0;
+    virtual void generate_data() {}  // constants and tables, after the epilogue
+
+    // The kernel calls this once its arguments are in their registers. Until then
+    // rbp still holds the caller's frame under every policy, so the prologue
+    // window, where a sample's chain is one frame short by nature, ends here.
+    void setup_done();
+
+    GprPool& pool() { return pool_; }
+    const Xbyak::Reg64 abi_param = Xbyak::util::rdi;
+
+private:
+    void emit_prologue();
+    void emit_epilogue();
+
+    std::string name_;
+    Isa isa_;
+    FramePolicy policy_;
+    GprPool pool_;
+    CodeRegionInfo layout_;
+    bool setup_marked_ = false;
+};
+
+}  // namespace benchfp::jit

@@ -1,0 +1,92 @@
+#include "perf/sampler.hpp"
+
+#include "perf/error.hpp"
+
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace benchfp::perf {
+
+Sampler::Sampler(const SamplerOptions& options) : options_(options) {
+    const unsigned pages = options_.ring_pages;
+    if (pages == 0 || (pages & (pages - 1)) != 0)
+        throw Error(ErrorKind::system, "ring pages must be a power of two, got " + std::to_string(pages));
+
+    perf_event_attr attr = options_.event.attr;
+    attr.size = sizeof attr;
+    attr.disabled = 1;
+    attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    attr.exclude_callchain_kernel = 1;  // we judge user-space chains only
+    if (options_.period) {
+        attr.freq = 0;
+        attr.sample_period = options_.period;
+    } else {
+        attr.freq = 1;
+        attr.sample_freq = options_.frequency;
+    }
+
+    const long fd = syscall(SYS_perf_event_open, &attr, options_.tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) throw open_error(options_.event.name, errno);
+    fd_ = static_cast<int>(fd);
+
+    map_size_ = (1 + pages) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    map_ = mmap(nullptr, map_size_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    if (map_ == MAP_FAILED) {
+        const int err = errno;
+        close(fd_);
+        throw Error(ErrorKind::system, std::string("mmap of the perf ring failed: ") + std::strerror(err) +
+                                           " (perf_event_mlock_kb may be too small for --ring-pages)");
+    }
+}
+
+Sampler::~Sampler() {
+    if (running_) stop();
+    munmap(map_, map_size_);
+    close(fd_);
+}
+
+void Sampler::start() {
+    samples_.clear();
+    stats_ = {};
+    drain();  // discard anything left from an earlier run
+    samples_.clear();
+    stats_ = {};
+    running_ = true;
+    reader_ = std::thread([this] {
+        while (running_.load(std::memory_order_relaxed)) {
+            drain();
+            std::this_thread::sleep_for(options_.drain_interval);
+        }
+    });
+    started_ = std::chrono::steady_clock::now();
+    if (ioctl(fd_, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd_, PERF_EVENT_IOC_ENABLE, 0) != 0)
+        throw Error(ErrorKind::system, std::string("enabling the perf event failed: ") + std::strerror(errno));
+}
+
+void Sampler::stop() {
+    ioctl(fd_, PERF_EVENT_IOC_DISABLE, 0);
+    stopped_ = std::chrono::steady_clock::now();
+    running_ = false;
+    reader_.join();
+    drain();
+}
+
+void Sampler::drain() {
+    auto* page = static_cast<perf_event_mmap_page*>(map_);
+    const auto* data = static_cast<const uint8_t*>(map_) + page->data_offset;
+    // data_head is written by the kernel: read it with acquire before the records;
+    // data_tail tells the kernel what we consumed: publish it with release after.
+    const uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
+    const uint64_t tail = page->data_tail;
+    const uint64_t new_tail = parse_ring(data, page->data_size, tail, head, samples_, stats_);
+    __atomic_store_n(&page->data_tail, new_tail, __ATOMIC_RELEASE);
+}
+
+}  // namespace benchfp::perf

@@ -1,0 +1,56 @@
+#pragma once
+// A perf_event_open sampler for one thread: user-space IP + frame-pointer
+// callchain, read from an mmap'ed ring by a reader thread while the measured
+// region runs, so the ring wraps around instead of overflowing.
+#include "perf/event.hpp"
+#include "perf/ring.hpp"
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+namespace benchfp::perf {
+
+struct SamplerOptions {
+    Event event;
+    pid_t tid = 0;                  // thread to sample; 0 = the calling thread
+    uint64_t frequency = 4000;      // samples per second (kernel-adjusted period)
+    uint64_t period = 0;            // when non-zero: a fixed period in event units, overrides frequency
+    unsigned ring_pages = 64;       // data pages of the ring (a power of two)
+    std::chrono::milliseconds drain_interval{5};
+};
+
+class Sampler {
+public:
+    explicit Sampler(const SamplerOptions& options);  // opens and maps; throws Error
+    ~Sampler();
+    Sampler(const Sampler&) = delete;
+    Sampler& operator=(const Sampler&) = delete;
+
+    void start();  // clears previous results, enables the event, starts draining
+    void stop();   // disables the event, drains what is left
+
+    const std::vector<Sample>& samples() const { return samples_; }
+    const RingStats& stats() const { return stats_; }
+    double seconds() const { return std::chrono::duration<double>(stopped_ - started_).count(); }
+    const Event& event() const { return options_.event; }
+
+private:
+    void drain();
+
+    SamplerOptions options_;
+    int fd_ = -1;
+    void* map_ = nullptr;
+    size_t map_size_ = 0;
+    std::vector<Sample> samples_;
+    RingStats stats_;
+    std::atomic<bool> running_{false};
+    std::thread reader_;
+    std::chrono::steady_clock::time_point started_, stopped_;
+};
+
+}  // namespace benchfp::perf

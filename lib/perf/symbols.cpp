@@ -1,0 +1,71 @@
+#include "perf/symbols.hpp"
+
+#include "perf/error.hpp"
+
+#include <cxxabi.h>
+#include <elfutils/libdwfl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace benchfp::perf {
+
+namespace {
+
+char* no_debuginfo_path = nullptr;
+
+const Dwfl_Callbacks callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = nullptr,
+    .debuginfo_path = &no_debuginfo_path,
+};
+
+std::string demangle(const char* name) {
+    int status = 0;
+    std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(name, nullptr, nullptr, &status), &std::free);
+    return status == 0 && out ? std::string(out.get()) : std::string(name);
+}
+
+}  // namespace
+
+Symbols::Symbols() {
+    dwfl_ = dwfl_begin(&callbacks);
+    if (!dwfl_) throw Error(ErrorKind::system, std::string("dwfl_begin failed: ") + dwfl_errmsg(-1));
+    if (dwfl_linux_proc_report(dwfl_, getpid()) != 0 || dwfl_report_end(dwfl_, nullptr, nullptr) != 0) {
+        const std::string message = dwfl_errmsg(-1);
+        dwfl_end(dwfl_);
+        throw Error(ErrorKind::system, "cannot read this process's modules with libdw: " + message);
+    }
+}
+
+Symbols::~Symbols() { dwfl_end(dwfl_); }
+
+void Symbols::add_region(const CodeRegion& region) { regions_.push_back(region); }
+
+const CodeRegion* Symbols::region_at(uint64_t addr) const {
+    for (const auto& region : regions_)
+        if (region.contains(addr)) return &region;
+    return nullptr;
+}
+
+std::string Symbols::name(uint64_t addr) const {
+    if (const CodeRegion* region = region_at(addr)) return region->name;
+    if (auto it = cache_.find(addr); it != cache_.end()) return it->second;
+    std::string result = unknown_symbol;
+    if (Dwfl_Module* module = dwfl_addrmodule(dwfl_, addr))
+        if (const char* symbol = dwfl_module_addrname(module, addr)) result = demangle(symbol);
+    cache_.emplace(addr, result);
+    return result;
+}
+
+std::vector<std::string> Symbols::frame_names(const Sample& sample) const {
+    std::vector<std::string> names;
+    names.reserve(sample.chain.size());
+    for (size_t i = 0; i < sample.chain.size(); ++i)
+        names.push_back(name(i == 0 ? sample.chain[i] : sample.chain[i] - 1));
+    return names;
+}
+
+}  // namespace benchfp::perf

@@ -1,0 +1,50 @@
+#pragma once
+// Names code addresses of this process: registered JIT regions first, then the
+// functions of the loaded ELF objects through libdw (symbol tables included, so
+// static functions resolve too, unlike dladdr).
+#include "perf/ring.hpp"
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+struct Dwfl;
+
+namespace benchfp::perf {
+
+// A named range of generated code, [begin, end).
+struct CodeRegion {
+    std::string name;
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    bool contains(uint64_t addr) const { return addr >= begin && addr < end; }
+};
+
+inline constexpr const char* unknown_symbol = "[unknown]";
+
+class Symbols {
+public:
+    Symbols();  // reports the modules mapped in this process now
+    ~Symbols();
+    Symbols(const Symbols&) = delete;
+    Symbols& operator=(const Symbols&) = delete;
+
+    void add_region(const CodeRegion& region);
+    void clear_regions() { regions_.clear(); }
+    const CodeRegion* region_at(uint64_t addr) const;
+
+    // The JIT region's name, the demangled function name, or "[unknown]".
+    std::string name(uint64_t addr) const;
+
+    // Names of every frame of a sample, innermost first. Frames above the first
+    // are return addresses: they are looked up at addr - 1, inside the call.
+    std::vector<std::string> frame_names(const Sample& sample) const;
+
+private:
+    Dwfl* dwfl_ = nullptr;
+    std::vector<CodeRegion> regions_;
+    mutable std::unordered_map<uint64_t, std::string> cache_;
+};
+
+}  // namespace benchfp::perf

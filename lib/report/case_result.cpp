@@ -1,0 +1,70 @@
+#include "report/case_result.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace benchfp::report {
+
+const char* to_string(State state) {
+    switch (state) {
+    case State::passed: return "PASSED";
+    case State::failed: return "FAILED";
+    case State::skipped: return "SKIPPED";
+    case State::mistrusted: return "MISTRUSTED";
+    }
+    return "?";
+}
+
+std::string status_line(const CaseResult& r) {
+    std::ostringstream out;
+    out << r.index << ':' << to_string(r.state);
+    if (!r.detail.empty()) out << " (" << r.detail << ')';
+    if (r.state != State::skipped) out << " (" << std::llround(r.ms) << " ms)";
+    out << " __REPRO: " << r.repro;
+    return out.str();
+}
+
+void Summary::add(State state) {
+    ++tests;
+    switch (state) {
+    case State::passed: ++passed; break;
+    case State::failed: ++failed; break;
+    case State::skipped: ++skipped; break;
+    case State::mistrusted: ++mistrusted; break;
+    }
+}
+
+std::string Summary::line() const {
+    std::ostringstream out;
+    out << "tests:" << tests << " passed:" << passed << " skipped:" << skipped << " mistrusted:" << mistrusted
+        << " failed:" << failed;
+    return out.str();
+}
+
+void write_results_json(const std::string& path, const nlohmann::json& host, const std::vector<CaseResult>& results,
+                        const Summary& summary) {
+    nlohmann::json doc;
+    doc["benchfp"] = {{"schema", "benchfp.results/1"}};
+    doc["host"] = host;
+    doc["summary"] = {{"tests", summary.tests},     {"passed", summary.passed},
+                      {"skipped", summary.skipped}, {"mistrusted", summary.mistrusted},
+                      {"failed", summary.failed}};
+    doc["cases"] = nlohmann::json::array();
+    for (const auto& r : results) {
+        nlohmann::json record = r.record;
+        record["index"] = r.index;
+        record["state"] = to_string(r.state);
+        record["detail"] = r.detail;
+        record["ms"] = r.ms;
+        record["repro"] = r.repro;
+        doc["cases"].push_back(std::move(record));
+    }
+    std::ofstream file(path);
+    if (!file) throw std::runtime_error("cannot write results to '" + path + "'");
+    file << doc.dump(2) << '\n';
+    if (!file) throw std::runtime_error("error while writing results to '" + path + "'");
+}
+
+}  // namespace benchfp::report

@@ -1,0 +1,38 @@
+#pragma once
+// The result model of harness cases: benchdnn-style status lines, the closing
+// summary, and the JSON record of a run.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace benchfp::report {
+
+enum class State { passed, failed, skipped, mistrusted };
+const char* to_string(State state);  // PASSED, FAILED, SKIPPED, MISTRUSTED
+
+struct CaseResult {
+    int index = 0;
+    State state = State::failed;
+    std::string detail;  // what is shown in parentheses: tallies, errors, skip reason
+    double ms = 0;       // wall time of the case
+    std::string repro;   // options and problem that reproduce the case alone
+    nlohmann::json record = nlohmann::json::object();  // spec, measures, environment
+};
+
+// "0:PASSED (unwind full:1532/1532 ...) (1003 ms) __REPRO: --kernel=eltwise ... 1048576"
+std::string status_line(const CaseResult& result);
+
+struct Summary {
+    int tests = 0, passed = 0, skipped = 0, failed = 0, mistrusted = 0;
+    void add(State state);
+    std::string line() const;  // "tests:N passed:N skipped:N mistrusted:N failed:N"
+    int exit_status() const { return failed ? 1 : 0; }
+};
+
+// Writes {"benchfp": ..., "host": host, "summary": ..., "cases": [records]}.
+// Throws std::runtime_error naming the file when it cannot be written.
+void write_results_json(const std::string& path, const nlohmann::json& host, const std::vector<CaseResult>& results,
+                        const Summary& summary);
+
+}  // namespace benchfp::report

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs benchfp's Debian packages, then configures and builds into build/.
+# Idempotent and non-interactive: safe to run again on a machine that has everything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake pkg-config
+  libxbyak-dev libpfm4-dev libcli11-dev libgtest-dev libdw-dev nlohmann-json3-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo_cmd=()
+  [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE="${BENCHFP_BUILD_TYPE:-Release}"
+cmake --build build -j "$(nproc)"

@@ -1,0 +1,197 @@
+// End to end: the benchfp binary as users and CI run it, under real perf_event_open.
+// Where the kernel refuses perf_event_open the sampled checks skip with the reason,
+// unless BENCHFP_REQUIRE_PERF=1 (CI), where that is a failure.
+#include "jit/isa.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+
+using benchfp::jit::Isa;
+
+namespace {
+
+struct CommandRun {
+    int status = -1;
+    std::string output;  // stdout and stderr
+};
+
+// Runs benchfp from the source tree; `env` is prepended as shell assignments.
+CommandRun run_benchfp(const std::string& args, const std::string& env = "") {
+    const std::string command =
+        std::string("cd ") + BENCHFP_SOURCE_DIR + " && " + env + " " + BENCHFP_BIN + " " + args + " 2>&1";
+    CommandRun run;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return run;
+    std::array<char, 4096> buffer;
+    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.output.append(buffer.data(), n);
+    const int status = pclose(pipe);
+    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run;
+}
+
+bool perf_required() {
+    const char* value = std::getenv("BENCHFP_REQUIRE_PERF");
+    return value && std::string(value) == "1";
+}
+
+bool perf_unavailable(const CommandRun& run) {
+    return run.status == 2 && run.output.find("perf_event_open") != std::string::npos;
+}
+
+#define SKIP_OR_FAIL_WITHOUT_PERF(run)                                                                  \
+    if (perf_unavailable(run)) {                                                                        \
+        if (perf_required()) FAIL() << "BENCHFP_REQUIRE_PERF=1 but sampling is unavailable:\n" << (run).output; \
+        GTEST_SKIP() << "sampling unavailable here:\n" << (run).output;                                 \
+    }
+
+void expect_usage_error(const std::string& args, const std::string& token, const std::string& env = "") {
+    const CommandRun run = run_benchfp(args, env);
+    EXPECT_EQ(run.status, 2) << run.output;
+    EXPECT_NE(run.output.find(token), std::string::npos) << "message should name " << token << ":\n" << run.output;
+}
+
+// Runs a command that samples; checks its status and that the output holds each of `wanted`.
+void expect_sampled_run(const std::string& args, int status, std::initializer_list<const char*> wanted) {
+    const CommandRun run = run_benchfp(args);
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    EXPECT_EQ(run.status, status) << run.output;
+    for (const char* text : wanted) EXPECT_NE(run.output.find(text), std::string::npos) << text << " in:\n" << run.output;
+}
+
+// The tallies of a single-case unwind run.
+struct Tallies {
+    long full = -1, judged = -1, prologue = -1, skipped = -1, broken = -1;
+};
+Tallies tallies_of(const std::string& output) {
+    std::smatch m;
+    const std::regex line(R"(unwind full:(\d+)/(\d+) prologue:(\d+) skipped-caller:(\d+) broken:(\d+))");
+    Tallies t;
+    if (std::regex_search(output, m, line))
+        t = {std::stol(m[1]), std::stol(m[2]), std::stol(m[3]), std::stol(m[4]), std::stol(m[5])};
+    return t;
+}
+
+}  // namespace
+
+TEST(CliBadInput, UnknownKernel) { expect_usage_error("kernel --kernel=nosuch 64", "'nosuch'"); }
+TEST(CliBadInput, UnknownIsa) { expect_usage_error("kernel --isa=avx9 64", "'avx9'"); }
+TEST(CliBadInput, UnknownMaxIsa) { expect_usage_error("kernel --max-isa=avx9 64", "'avx9'"); }
+TEST(CliBadInput, BadIsaCapInEnvironment) { expect_usage_error("kernel 64", "BENCHFP_MAX_CPU_ISA=avx3", "BENCHFP_MAX_CPU_ISA=avx3");
+}
+TEST(CliBadInput, UnknownFrame) { expect_usage_error("kernel --frame=omit 64", "'omit'"); }
+TEST(CliBadInput, MalformedProblem) { expect_usage_error("kernel --alg=relu 12a", "'12a'"); }
+TEST(CliBadInput, UnknownOption) { expect_usage_error("kernel --bogus=1 64", "--bogus"); }
+TEST(CliBadInput, UnknownSubcommand) { expect_usage_error("kernal 64", "kernal"); }
+TEST(CliBadInput, UnknownEvent) { expect_usage_error("kernel --mode=unwind --event=no-such-event 1048576", "no-such-event"); }
+
+TEST(CliBadInput, MalformedBatchLine) {
+    const auto path = std::filesystem::temp_directory_path() / ("benchfp_bad_batch_" + std::to_string(getpid()));
+    std::ofstream(path) << "--frame=frame 64\n--frame=frame --alg=relu 64 --isa\n";
+    expect_usage_error("kernel --batch=" + path.string(), path.string() + ":2");
+    std::filesystem::remove(path);
+}
+
+TEST(CliBadInput, NothingRunsBeforeTheWholeInputIsValid) {
+    const CommandRun run = run_benchfp("kernel --mode=corr 64 65 6x");
+    EXPECT_EQ(run.status, 2);
+    EXPECT_EQ(run.output.find("PASSED"), std::string::npos) << run.output;
+}
+
+TEST(Cli, CorrPassesAndPrintsTheSummary) {
+    const CommandRun run = run_benchfp("kernel --mode=corr --alg=relu,exp --frame=clobber,preserve,frame 1000003 17");
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("tests:12 passed:12 skipped:0 mistrusted:0 failed:0"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("__REPRO: --mode=corr --kernel=eltwise --alg=exp"), std::string::npos);
+}
+
+TEST(Cli, IsaAboveTheCapIsSkippedNotRun) {
+    const CommandRun run = run_benchfp("kernel --mode=corr --max-isa=avx2 --isa=avx512 64");
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("0:SKIPPED"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("tests:1 passed:0 skipped:1"), std::string::npos) << run.output;
+}
+
+// Each policy pins its chain verdict, per ISA.
+struct UnwindParams {
+    Isa isa;
+    const char* frame;
+    const char* verdict;
+};
+
+void PrintTo(const UnwindParams& p, std::ostream* os) {
+    *os << benchfp::jit::to_string(p.isa) << '/' << p.frame << " expects " << p.verdict;
+}
+
+class CliUnwind : public testing::TestWithParam<UnwindParams> {};
+
+TEST_P(CliUnwind, PolicyGivesItsVerdictOnEverySample) {
+    const auto& p = GetParam();
+    std::string why;
+    if (!benchfp::jit::isa_usable(p.isa, std::nullopt, &why)) GTEST_SKIP() << why;
+    const CommandRun run = run_benchfp(std::string("kernel --mode=unwind --duration-ms=300 --alg=exp --isa=") +
+                            benchfp::jit::to_string(p.isa) + " --frame=" + p.frame + " --expect=" + p.verdict +
+                            " 262144");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    EXPECT_EQ(run.status, 0) << run.output;
+    const Tallies t = tallies_of(run.output);
+    ASSERT_GE(t.judged, 200) << run.output;
+    const long wanted = std::string(p.verdict) == "full" ? t.full : std::string(p.verdict) == "broken" ? t.broken : t.skipped;
+    EXPECT_EQ(wanted, t.judged) << run.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    PerIsaAndPolicy, CliUnwind,
+    testing::Values(UnwindParams{Isa::avx2, "clobber", "broken"}, UnwindParams{Isa::avx2, "preserve", "skipped-caller"},
+                    UnwindParams{Isa::avx2, "frame", "full"}, UnwindParams{Isa::avx512, "clobber", "broken"},
+                    UnwindParams{Isa::avx512, "preserve", "skipped-caller"}, UnwindParams{Isa::avx512, "frame", "full"}),
+    [](const auto& info) {
+        std::string name = std::string(benchfp::jit::to_string(info.param.isa)) + "_" + info.param.frame;
+        return name;
+    });
+
+TEST(Cli, ExpectingFullOnClobberFails) {
+    expect_sampled_run("kernel --mode=unwind --duration-ms=200 --frame=clobber --expect=full 262144", 1, {"0:FAILED"});
+}
+
+TEST(Cli, WithoutExpectTheRuleIsEverySampleFull) {
+    expect_sampled_run("kernel --mode=unwind --duration-ms=200 --frame=preserve,frame 262144", 1,
+                       {"0:FAILED", "1:PASSED"});
+}
+
+TEST(Cli, TooFewSamplesIsInconclusiveNotPassed) {
+    expect_sampled_run("kernel --mode=unwind --duration-ms=20 --min-samples=100000 --frame=frame 262144", 1,
+                       {"inconclusive"});
+}
+
+TEST(Cli, JsonRecordsEveryCase) {
+    const auto path = std::filesystem::temp_directory_path() / ("benchfp_results_" + std::to_string(getpid()) + ".json");
+    const CommandRun run = run_benchfp("kernel --mode=unwind --duration-ms=200 --frame=clobber --expect=broken --json=" +
+                            path.string() + " 262144");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    ASSERT_EQ(run.status, 0) << run.output;
+    const auto doc = nlohmann::json::parse(std::ifstream(path));
+    ASSERT_EQ(doc["cases"].size(), 1u);
+    const auto& c = doc["cases"][0];
+    EXPECT_EQ(c["state"], "PASSED");
+    EXPECT_EQ(c["spec"]["frame"], "clobber");
+    EXPECT_GT(c["unwind"]["tally"]["broken"].get<int>(), 0);
+    EXPECT_TRUE(c["unwind"].contains("event"));
+    EXPECT_TRUE(c["unwind"]["ring"].contains("lost"));
+    EXPECT_TRUE(doc["host"].contains("isa"));
+    std::filesystem::remove(path);
+}
+
+TEST(Cli, CiBatchPinsTheThreeBehaviours) {
+    expect_sampled_run("kernel --batch=cases/eltwise/ci --mode=unwind --duration-ms=200", 0, {" failed:0"});
+}
+
+TEST(Cli, DefaultSuiteRunsAndPasses) { expect_sampled_run("", 0, {"--mode=corr", "--mode=unwind", " failed:0"}); }
