@@ -40,6 +40,7 @@ struct Session::PendingUnwind {
     std::unique_ptr<Workload> workload;
     std::unique_ptr<perf::Sampler> sampler;
     SampledCall call;
+    std::string jit_caller;
     Clock::time_point begun;
 };
 
@@ -158,9 +159,10 @@ SampledCall* Session::begin_unwind(const KernelCase& c) {
     options.period = run_.period;
     pending->sampler = std::make_unique<perf::Sampler>(options);
 
-    const jit::Generator& kernel = pending->workload->kernel();
-    pending->call.kernel = kernel.entry();
-    pending->call.args = pending->workload->args();
+    const WorkloadCall call = pending->workload->call();
+    pending->call.kernel = call.fn;
+    pending->call.args = call.arg;
+    pending->jit_caller = call.jit_caller;
     pending->call.kernel(pending->call.args);  // warm up: fault the pages in before sampling
     pending->sampler->start();
     pending->call.deadline = Clock::now() + std::chrono::milliseconds(c.duration_ms);
@@ -174,8 +176,8 @@ void Session::finish_unwind() {
     const jit::CodeRegionInfo& code = p->workload->kernel().layout();
     symbols_->clear_regions();
     symbols_->add_region({code.name, code.begin, code.begin + code.size});
-    UnwindOutcome outcome = judge_unwind(p->sampler->samples(), p->sampler->stats(), code, *symbols_, p->c.expect,
-                                         p->c.min_samples);
+    UnwindOutcome outcome = judge_unwind(p->sampler->samples(), p->sampler->stats(), code, *symbols_, p->jit_caller,
+                                         p->c.expect, p->c.min_samples);
     const double seconds = p->sampler->seconds();
     const auto total = p->sampler->stats().samples;
     outcome.record["event"] = p->sampler->event().name;

@@ -17,9 +17,11 @@ perf::JitCode jit_code_of(const jit::CodeRegionInfo& code) {
 
 UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf::RingStats& stats,
                            const jit::CodeRegionInfo& code, const perf::Symbols& symbols,
-                           std::optional<perf::Verdict> expect, int min_samples) {
+                           const std::string& jit_caller, std::optional<perf::Verdict> expect, int min_samples) {
     const perf::JitCode jit = jit_code_of(code);
-    const std::vector<std::string> expected(std::begin(expected_callers), std::end(expected_callers));
+    std::vector<std::string> expected;
+    if (!jit_caller.empty()) expected.push_back(jit_caller);
+    expected.insert(expected.end(), std::begin(expected_callers), std::end(expected_callers));
     perf::Tally tally;
     std::map<std::string, std::vector<std::string>> example_chains;  // first chain seen per verdict
     for (const perf::Sample& sample : samples) {
@@ -54,6 +56,7 @@ UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf:
           {"judged", tally.judged()}}},
         {"unwind_rate", tally.judged() ? nlohmann::json(tally.unwind_rate()) : nlohmann::json(nullptr)},
         {"expected_verdict", perf::to_string(wanted)},
+        {"expected_callers", expected},
         {"ring",
          {{"samples", stats.samples},
           {"lost", stats.lost},

@@ -23,9 +23,11 @@ struct UnwindOutcome {
 // The rule: every JIT sample outside the prologue/epilogue windows has the
 // expected verdict (`full` when none is given), and there are at least
 // `min_samples` of them; fewer is FAILED as inconclusive, never PASSED.
+// The callers expected right above the JIT frame are `jit_caller` (when the JIT
+// code is called from a driver function, not from bar itself), bar, foo, main.
 UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf::RingStats& stats,
                            const jit::CodeRegionInfo& code, const perf::Symbols& symbols,
-                           std::optional<perf::Verdict> expect, int min_samples);
+                           const std::string& jit_caller, std::optional<perf::Verdict> expect, int min_samples);
 
 perf::JitCode jit_code_of(const jit::CodeRegionInfo& code);
 

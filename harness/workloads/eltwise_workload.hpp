@@ -12,8 +12,9 @@ size_t parse_eltwise_problem(const std::string& problem, const std::string& wher
 class EltwiseWorkload final : public Workload {
 public:
     explicit EltwiseWorkload(const KernelCase& c);
-    const void* args() const override { return &args_; }
+    WorkloadCall call() const override { return {kernel_->entry(), &args_, ""}; }
     CorrOutcome check() override;
+    double bytes() const override { return 2.0 * 4 * src_.size(); }
 
 private:
     jit::EltwiseAlg alg_;

@@ -24,15 +24,27 @@ void Generator::emit_prologue() {
         mov(rbp, rsp);
     }
     for (const Xbyak::Reg64& reg : pool_.callee_saved_taken()) push(reg);
+    if (pool_.spill_bytes()) sub(rsp, static_cast<uint32_t>(pool_.spill_bytes()));
 }
 
 void Generator::emit_epilogue() {
     layout_.epilogue_begin = getSize();
     if (isa_ >= Isa::avx2) vzeroupper();  // no AVX-SSE transition penalty in the caller
+    if (pool_.spill_bytes()) add(rsp, static_cast<uint32_t>(pool_.spill_bytes()));
     const auto saved = pool_.callee_saved_taken();
     for (auto it = saved.rbegin(); it != saved.rend(); ++it) pop(*it);
     if (policy_ == FramePolicy::frame) pop(rbp);
     ret();
+}
+
+Xbyak::Reg64 Generator::load(const GprValue& value, const Xbyak::Reg64& scratch) {
+    if (!value.spilled()) return value.reg();
+    mov(scratch, value.operand());
+    return scratch;
+}
+
+void Generator::store(const GprValue& value, const Xbyak::Reg64& from) {
+    if (value.spilled() || value.reg() != from) mov(value.operand(), from);
 }
 
 void Generator::setup_done() {

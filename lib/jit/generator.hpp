@@ -48,6 +48,10 @@ protected:
     void setup_done();
 
     GprPool& pool() { return pool_; }
+    // A value's register, or `scratch` loaded from its stack slot.
+    Xbyak::Reg64 load(const GprValue& value, const Xbyak::Reg64& scratch);
+    // Writes `from` back to a value (a no-op when it is that register).
+    void store(const GprValue& value, const Xbyak::Reg64& from);
     const Xbyak::Reg64 abi_param = Xbyak::util::rdi;
 
 private:

@@ -1,18 +1,13 @@
 #include "jit/registry.hpp"
 
 #include "jit/kernels/eltwise.hpp"
+#include "jit/kernels/reduce.hpp"
 
 #include <stdexcept>
 
 namespace benchfp::jit {
 
 namespace {
-
-std::unique_ptr<Generator> build_eltwise(const KernelSpec& spec) {
-    const auto alg = parse_eltwise_alg(spec.alg);
-    if (!alg) throw std::invalid_argument("unknown eltwise alg '" + spec.alg + "' (known: " + known_eltwise_algs() + ")");
-    return make_eltwise_kernel(*alg, spec.isa, spec.frame);
-}
 
 template <typename Enum, size_t N>
 std::vector<std::string> names_of(const Enum (&values)[N]) {
@@ -21,11 +16,22 @@ std::vector<std::string> names_of(const Enum (&values)[N]) {
     return out;
 }
 
+// Parses the alg of a spec with `parse` and builds it with `make`.
+template <auto parse, auto make>
+std::unique_ptr<Generator> build_with(const KernelSpec& spec) {
+    const auto alg = parse(spec.alg);
+    if (!alg) throw std::invalid_argument("unknown " + spec.kernel + " alg '" + spec.alg + "'");
+    return make(*alg, spec.isa, spec.frame);
+}
+
+bool any_isa(Isa) { return true; }
+
 }  // namespace
 
 const std::vector<KernelFamily>& kernel_families() {
     static const std::vector<KernelFamily> families = {
-        {"eltwise", names_of(all_eltwise_algs), eltwise_supports, build_eltwise},
+        {"eltwise", names_of(all_eltwise_algs), any_isa, build_with<parse_eltwise_alg, make_eltwise_kernel>},
+        {"reduce", names_of(all_reduce_algs), any_isa, build_with<parse_reduce_alg, make_reduce_kernel>},
     };
     return families;
 }

@@ -1,0 +1,227 @@
+#include "jit/kernels/reduce.hpp"
+
+#include "jit/enum_names.hpp"
+#include "jit/vector_math.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace benchfp::jit {
+
+using namespace Xbyak::util;
+
+const char* to_string(ReduceAlg alg) {
+    switch (alg) {
+    case ReduceAlg::sum: return "sum";
+    case ReduceAlg::max: return "max";
+    case ReduceAlg::softmax: return "softmax";
+    }
+    return "?";
+}
+
+std::optional<ReduceAlg> parse_reduce_alg(std::string_view name) { return parse_name(name, all_reduce_algs); }
+
+void reduce_reference(ReduceAlg alg, const float* src, float* dst, size_t rows, size_t cols) {
+    for (size_t r = 0; r < rows; ++r) {
+        const float* x = src + r * cols;
+        switch (alg) {
+        case ReduceAlg::sum: {
+            double s = 0;
+            for (size_t c = 0; c < cols; ++c) s += x[c];
+            dst[r] = static_cast<float>(s);
+            break;
+        }
+        case ReduceAlg::max: dst[r] = *std::max_element(x, x + cols); break;
+        case ReduceAlg::softmax: {
+            const double m = *std::max_element(x, x + cols);
+            double s = 0;
+            for (size_t c = 0; c < cols; ++c) s += std::exp(x[c] - m);
+            for (size_t c = 0; c < cols; ++c) dst[r * cols + c] = static_cast<float>(std::exp(x[c] - m) / s);
+            break;
+        }
+        }
+    }
+}
+
+ReduceRowStats reduce_row_stats(const float* row, size_t cols) {
+    ReduceRowStats stats{*std::max_element(row, row + cols), 0.0, cols};
+    for (size_t c = 0; c < cols; ++c) stats.magnitude += std::fabs(row[c]);
+    return stats;
+}
+
+double reduce_bound(ReduceAlg alg, Isa isa, const ReduceRowStats& row, float x, float want) {
+    constexpr double ulp = 0x1p-24;  // unit roundoff
+    const double summation = std::ceil(row.cols / 4.0) + 4;
+    switch (alg) {
+    case ReduceAlg::max: return 0.0;
+    case ReduceAlg::sum: return summation * ulp * row.magnitude;
+    case ReduceAlg::softmax: {
+        const double exp_ulps = isa == Isa::sse41 ? 16 : 8;  // 4 (8) ulp of 2^-23 in units of 2^-24
+        const double rel = (2 * exp_ulps + std::fabs(x - row.max) + summation + 6) * ulp;
+        return rel * std::fabs(want) + 2.0 * std::numeric_limits<float>::denorm_min();
+    }
+    }
+    return 0.0;
+}
+
+namespace {
+
+template <typename Vmm>
+class ReduceKernel final : public VectorMath<Vmm> {
+    using Base = VectorMath<Vmm>;
+    using Reduce = typename Base::Reduce;
+
+public:
+    ReduceKernel(ReduceAlg alg, FramePolicy policy)
+        : Base(std::string("reduce_") + to_string(alg) + "_" + to_string(Base::isa_of()) + "_" + to_string(policy),
+               policy),
+          alg_(alg),
+          src_row_(this->pool().take_register("src row")),
+          dst_row_(this->pool().take_register("dst row")),
+          len_(this->pool().take_register("len")),
+          p_src_(this->pool().take_register("src cursor")),
+          p_dst_(this->pool().take_register("dst cursor")),
+          rows_(this->pool().take("rows")),
+          cols_(this->pool().take("cols")) {}
+
+private:
+    // Vector registers: scratch, broadcast, mask, fill, then U accumulators, U
+    // values and, for softmax, U x 2 exp scratch.
+    int unroll() const { return alg_ == ReduceAlg::softmax ? std::min(4, (Base::vreg_count - 4) / 4) : 4; }
+    // The four fixed registers come first: on avx512 the horizontal steps need
+    // registers below 16 (VEX-only extracts).
+    Vmm scratch() const { return Vmm(0); }
+    Vmm bcast() const { return Vmm(1); }
+    Vmm mask() const { return Vmm(2); }
+    static constexpr int fixed = 4;  // scratch, bcast, mask, fill
+    Vmm acc(int i) const { return Vmm(fixed + i); }
+    Vmm x(int i) const { return Vmm(fixed + unroll() + i); }
+    std::vector<Vmm> xs(int n, int group) const {
+        std::vector<Vmm> out;
+        for (int i = 0; i < n; ++i) out.push_back(Vmm(fixed + group * unroll() + i));
+        return out;
+    }
+
+    void combine(Reduce op, const Vmm& d, const Vmm& s) {
+        if (op == Reduce::add) this->uni_add(d, d, s);
+        else this->uni_max(d, d, s);
+    }
+
+    // acc(0) lane 0 = op over the row at src_row.
+    void reduce_row(Reduce op) {
+        for (int i = 0; i < unroll(); ++i) {
+            if (op == Reduce::add) this->uni_zero(acc(i));
+            else this->uni_mov(acc(i), fill_);
+        }
+        this->mov(p_src_, src_row_);
+        this->mov(len_, cols_.operand());
+        this->stream_loop(
+            len_, {p_src_}, unroll(),
+            [&](int n, bool tail) {
+                for (int i = 0; i < n; ++i) {
+                    const auto src = this->ptr[p_src_ + i * Base::vector_bytes];
+                    if (tail) this->load_tail(x(i), src, op == Reduce::max ? &fill_ : nullptr);
+                    else this->uni_load(x(i), src);
+                }
+                for (int i = 0; i < n; ++i) combine(op, acc(i), x(i));
+            },
+            mask());
+        for (int i = 1; i < unroll(); ++i) combine(op, acc(0), acc(i));
+        this->horizontal(op, acc(0), scratch());
+    }
+
+    void softmax_row() {
+        reduce_row(Reduce::max);
+        this->broadcast_lane0(bcast(), acc(0));
+        for (int i = 0; i < unroll(); ++i) this->uni_zero(acc(i));
+        this->mov(p_src_, src_row_);
+        this->mov(p_dst_, dst_row_);
+        this->mov(len_, cols_.operand());
+        this->stream_loop(
+            len_, {p_src_, p_dst_}, unroll(),
+            [&](int n, bool tail) {
+                const auto v = xs(n, 1);
+                for (int i = 0; i < n; ++i) {
+                    const auto src = this->ptr[p_src_ + i * Base::vector_bytes];
+                    if (tail) this->load_tail(v[i], src, &fill_);  // -inf: exp gives 0 in unused lanes
+                    else this->uni_load(v[i], src);
+                }
+                for (int i = 0; i < n; ++i) this->uni_sub(v[i], v[i], bcast());
+                this->exp(v, xs(n, 2), xs(n, 3));
+                for (int i = 0; i < n; ++i) {
+                    const auto dst = this->ptr[p_dst_ + i * Base::vector_bytes];
+                    if (tail) this->store_tail(dst, v[i]);
+                    else this->uni_store(dst, v[i]);
+                }
+                for (int i = 0; i < n; ++i) this->uni_add(acc(i), acc(i), v[i]);
+            },
+            mask());
+        for (int i = 1; i < unroll(); ++i) this->uni_add(acc(0), acc(0), acc(i));
+        this->horizontal(Reduce::add, acc(0), scratch());
+        this->broadcast_lane0(bcast(), acc(0));
+        this->uni_load(scratch(), this->cst(1.0f));
+        this->uni_div(scratch(), scratch(), bcast());
+        this->mov(p_dst_, dst_row_);
+        this->mov(len_, cols_.operand());
+        this->stream_loop(
+            len_, {p_dst_}, unroll(),
+            [&](int n, bool tail) {
+                for (int i = 0; i < n; ++i) {
+                    const auto dst = this->ptr[p_dst_ + i * Base::vector_bytes];
+                    if (tail) this->load_tail(x(i), dst);
+                    else this->uni_load(x(i), dst);
+                    this->uni_mul(x(i), x(i), scratch());
+                    if (tail) this->store_tail(dst, x(i));
+                    else this->uni_store(dst, x(i));
+                }
+            },
+            mask());
+    }
+
+    void generate_body() override {
+        const auto& p = this->abi_param;
+        this->mov(src_row_, this->ptr[p + offsetof(ReduceArgs, src)]);
+        this->mov(dst_row_, this->ptr[p + offsetof(ReduceArgs, dst)]);
+        this->mov(len_, this->ptr[p + offsetof(ReduceArgs, rows)]);
+        this->store(rows_, len_);
+        this->mov(len_, this->ptr[p + offsetof(ReduceArgs, cols)]);
+        this->store(cols_, len_);
+        this->setup_done();
+        this->uni_load(fill_, this->cst(-std::numeric_limits<float>::infinity()));
+
+        Xbyak::Label row, done;
+        this->L(row);
+        this->cmp(rows_.operand(), 0);
+        this->je(done, Xbyak::CodeGenerator::T_NEAR);
+        if (alg_ == ReduceAlg::softmax) {
+            softmax_row();
+        } else {
+            reduce_row(alg_ == ReduceAlg::sum ? Reduce::add : Reduce::max);
+            this->store_lane0(this->ptr[dst_row_], acc(0));
+        }
+        // Next row: rows are contiguous, cols floats apart.
+        this->mov(len_, cols_.operand());
+        this->shl(len_, 2);
+        this->add(src_row_, len_);
+        if (alg_ == ReduceAlg::softmax) this->add(dst_row_, len_);
+        else this->add(dst_row_, 4);
+        this->dec(rows_.operand());
+        this->jmp(row, Xbyak::CodeGenerator::T_NEAR);
+        this->L(done);
+    }
+
+    ReduceAlg alg_;
+    const Vmm fill_ = Vmm(3);  // -inf: the identity of max
+    Xbyak::Reg64 src_row_, dst_row_, len_, p_src_, p_dst_;
+    GprValue rows_, cols_;
+};
+
+}  // namespace
+
+std::unique_ptr<Generator> make_reduce_kernel(ReduceAlg alg, Isa isa, FramePolicy policy) {
+    return make_for_isa<ReduceKernel>(isa, alg, policy);
+}
+
+}  // namespace benchfp::jit

@@ -1,0 +1,94 @@
+#include "jit/vector_math.hpp"
+
+namespace benchfp::jit {
+
+namespace {
+constexpr float log2e = 1.44269504088896341f;
+constexpr float ln2_hi = 0.693359375f;      // 0x3f318000: 9 significant bits, so k * ln2_hi is exact
+constexpr float ln2_lo = -2.12194440e-4f;   // ln2 - ln2_hi
+constexpr float clamp_lo = -104.0f;         // exp rounds to 0 below -103.97
+constexpr int degree = 7;
+constexpr float inverse_factorial[degree + 1] = {1.0f,        1.0f,          0.5f,           1.0f / 6,
+                                                 1.0f / 24,   1.0f / 120,    1.0f / 720,     1.0f / 5040};
+}  // namespace
+
+template <typename Vmm>
+void VectorMath<Vmm>::exp_core(const std::vector<Vmm>& x, const std::vector<Vmm>& t, const std::vector<Vmm>& u,
+                               float clamp_hi, Tail tail) {
+    const size_t n = x.size();
+    for (size_t i = 0; i < n; ++i) this->uni_min(x[i], x[i], this->cst(clamp_hi));
+    for (size_t i = 0; i < n; ++i) this->uni_max(x[i], x[i], this->cst(clamp_lo));
+    for (size_t i = 0; i < n; ++i) this->uni_mul(t[i], x[i], this->cst(log2e));
+    for (size_t i = 0; i < n; ++i) this->uni_round_nearest(t[i], t[i]);                        // k
+    for (size_t i = 0; i < n; ++i) this->uni_fnmadd231(x[i], t[i], this->cst(ln2_hi), u[i]);
+    for (size_t i = 0; i < n; ++i) this->uni_fnmadd231(x[i], t[i], this->cst(ln2_lo), u[i]);  // r
+    // Horner: u = e^r (exp) or h(r) with e^r - 1 = r*h(r) (expm1).
+    const int last = tail == Tail::exp ? 0 : 1;
+    for (size_t i = 0; i < n; ++i) this->uni_mul(u[i], x[i], this->cst(inverse_factorial[degree]));
+    for (int c = degree - 1; c >= last; --c)
+        for (size_t i = 0; i < n; ++i) {
+            this->uni_add(u[i], u[i], this->cst(inverse_factorial[c]));
+            if (c > last || tail == Tail::expm1) this->uni_mul(u[i], u[i], x[i]);
+        }
+    // 2^k as 2^(k/2) (in x) times 2^(k - k/2) (in t), built in the exponent field.
+    for (size_t i = 0; i < n; ++i) this->uni_cvtps2dq(t[i], t[i]);
+    for (size_t i = 0; i < n; ++i) this->uni_psrad(x[i], t[i], 1);
+    for (size_t i = 0; i < n; ++i) this->uni_psubd(t[i], t[i], x[i]);
+    for (size_t i = 0; i < n; ++i)
+        for (const Vmm& half : {x[i], t[i]}) {
+            this->uni_paddd(half, half, this->cst_bits(127));
+            this->uni_pslld(half, half, 23);
+        }
+    if (tail == Tail::exp) {
+        for (size_t i = 0; i < n; ++i) this->uni_mul(u[i], u[i], x[i]);
+        for (size_t i = 0; i < n; ++i) this->uni_mul(x[i], u[i], t[i]);
+    } else {
+        // expm1 = 2^k * (r*h) + (2^k - 1)
+        for (size_t i = 0; i < n; ++i) this->uni_mul(u[i], u[i], x[i]);
+        for (size_t i = 0; i < n; ++i) this->uni_mul(u[i], u[i], t[i]);
+        for (size_t i = 0; i < n; ++i) this->uni_mul(x[i], x[i], t[i]);
+        for (size_t i = 0; i < n; ++i) this->uni_sub(x[i], x[i], this->cst(1.0f));
+        for (size_t i = 0; i < n; ++i) this->uni_add(x[i], x[i], u[i]);
+    }
+}
+
+template <typename Vmm>
+void VectorMath<Vmm>::exp(const std::vector<Vmm>& x, const std::vector<Vmm>& t, const std::vector<Vmm>& u,
+                          float clamp_hi) {
+    exp_core(x, t, u, clamp_hi, Tail::exp);
+}
+
+template <typename Vmm>
+void VectorMath<Vmm>::expm1(const std::vector<Vmm>& x, const std::vector<Vmm>& t, const std::vector<Vmm>& u) {
+    exp_core(x, t, u, 88.0f, Tail::expm1);
+}
+
+template <typename Vmm>
+void VectorMath<Vmm>::tanh(const std::vector<Vmm>& x, const std::vector<Vmm>& t, const std::vector<Vmm>& u) {
+    for (const Vmm& v : x) this->uni_add(v, v, v);
+    expm1(x, t, u);  // clamps 2x to 88: tanh is 1 in float from x = 9.01 on
+    for (size_t i = 0; i < x.size(); ++i) this->uni_add(t[i], x[i], this->cst(2.0f));
+    for (size_t i = 0; i < x.size(); ++i) this->uni_div(x[i], x[i], t[i]);
+}
+
+template <typename Vmm>
+void VectorMath<Vmm>::gelu_tanh(const std::vector<Vmm>& x, const std::vector<Vmm>& t, const std::vector<Vmm>& u,
+                                const std::vector<Vmm>& s) {
+    constexpr float two_sqrt_2_over_pi = 1.5957691216057308f;
+    const size_t n = x.size();
+    for (size_t i = 0; i < n; ++i) this->uni_mov(s[i], x[i]);
+    for (size_t i = 0; i < n; ++i) this->uni_mul(t[i], x[i], x[i]);
+    for (size_t i = 0; i < n; ++i) this->uni_mul(t[i], t[i], this->cst(0.044715f * two_sqrt_2_over_pi));
+    for (size_t i = 0; i < n; ++i) this->uni_add(t[i], t[i], this->cst(two_sqrt_2_over_pi));
+    for (size_t i = 0; i < n; ++i) this->uni_mul(x[i], x[i], t[i]);  // 2u
+    exp(x, t, u, 88.0f);  // E; at 88, E / (E + 1) is 1 in float, and E + 1 stays finite
+    for (size_t i = 0; i < n; ++i) this->uni_add(t[i], x[i], this->cst(1.0f));
+    for (size_t i = 0; i < n; ++i) this->uni_div(x[i], x[i], t[i]);
+    for (size_t i = 0; i < n; ++i) this->uni_mul(x[i], x[i], s[i]);
+}
+
+template class VectorMath<Xbyak::Xmm>;
+template class VectorMath<Xbyak::Ymm>;
+template class VectorMath<Xbyak::Zmm>;
+
+}  // namespace benchfp::jit

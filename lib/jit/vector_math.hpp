@@ -1,0 +1,52 @@
+#pragma once
+// Vector math shared by the kernels (eltwise, softmax): exp, expm1, tanh and
+// gelu_tanh on n vectors at once, each step emitted for all n before the next so
+// the n dependency chains overlap.
+//
+// exp(x) = 2^k * e^r, k = round(x / ln2), r = x - k*ln2 with ln2 split in a short
+// high part (exact when multiplied by k) and the rest (Cody-Waite), |r| <= ln2/2.
+// e^r is the Taylor polynomial of degree 7 (truncation below 5e-9, far under
+// float rounding). 2^k is applied as 2^(k/2) * 2^(k - k/2), so k in [-151, 129]
+// never leaves the exponent range: subnormal results round once, large ones
+// overflow to inf like expf. expm1 keeps e^r - 1 = r*h(r) without the constant
+// term, so it has no cancellation near 0.
+#include "jit/vector_generator.hpp"
+
+#include <vector>
+
+namespace benchfp::jit {
+
+template <typename Vmm>
+class VectorMath : public VectorGenerator<Vmm> {
+protected:
+    using Base = VectorGenerator<Vmm>;
+    using Base::Base;
+
+    // Registers a function needs per vector (the value itself included).
+    static constexpr int exp_registers = 3;
+    static constexpr int tanh_registers = 3;
+    static constexpr int gelu_registers = 4;
+
+    // x[i] <- exp(x[i]); t, u: scratch. Inputs above clamp_hi give exp(clamp_hi).
+    void exp(const std::vector<Vmm>& x, const std::vector<Vmm>& t, const std::vector<Vmm>& u,
+             float clamp_hi = 89.0f);
+    // x[i] <- expm1(x[i]) for x <= 88.
+    void expm1(const std::vector<Vmm>& x, const std::vector<Vmm>& t, const std::vector<Vmm>& u);
+    // x <- tanh(x) = e / (e + 2), e = expm1(2x): no cancellation at either end.
+    void tanh(const std::vector<Vmm>& x, const std::vector<Vmm>& t, const std::vector<Vmm>& u);
+    // x <- gelu_tanh(x) = 0.5x(1 + tanh(u)) = x * E / (E + 1), E = exp(2u),
+    // u = sqrt(2/pi) (x + 0.044715 x^3): no cancellation for large negative x.
+    void gelu_tanh(const std::vector<Vmm>& x, const std::vector<Vmm>& t, const std::vector<Vmm>& u,
+                   const std::vector<Vmm>& s);
+
+private:
+    enum class Tail { exp, expm1 };
+    void exp_core(const std::vector<Vmm>& x, const std::vector<Vmm>& t, const std::vector<Vmm>& u, float clamp_hi,
+                  Tail tail);
+};
+
+extern template class VectorMath<Xbyak::Xmm>;
+extern template class VectorMath<Xbyak::Ymm>;
+extern template class VectorMath<Xbyak::Zmm>;
+
+}  // namespace benchfp::jit
