@@ -11,8 +11,8 @@ namespace benchfp::harness {
 
 struct CaseOptions {
     // Settings: unset means "inherit". Lists are comma-separated (benchdnn style).
-    std::optional<std::string> kernel, alg, isa, frame, mode, expect;
-    std::optional<int> duration_ms, min_samples;
+    std::optional<std::string> kernel, alg, isa, frame, mode, expect, vs;
+    std::optional<int> duration_ms, min_samples, max_ms_per_prb, threads;
     std::optional<unsigned> seed;
     // Work: batch files to expand and problems to run, in that order.
     std::vector<std::string> batches;

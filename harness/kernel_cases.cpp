@@ -72,6 +72,9 @@ private:
     void add_cases(const CaseOptions& o, const std::string& problem, const std::string& where) {
         const Mode mode = parse_mode(o.mode.value_or("corr"), where);
         std::optional<perf::Verdict> expect;
+        for (const std::string& peer : o.vs ? split_list(*o.vs) : std::vector<std::string>{})
+            if (peer != "onednn" && peer != "copy" && peer != "peak")
+                throw UsageError(where + ": unknown --vs '" + peer + "' (known: onednn, copy, peak)");
         if (o.expect) {
             expect = parse_expect(*o.expect);
             if (!expect)
@@ -100,6 +103,9 @@ private:
                         c.duration_ms = o.duration_ms.value_or(c.duration_ms);
                         c.min_samples = o.min_samples.value_or(c.min_samples);
                         c.seed = o.seed.value_or(c.seed);
+                        c.max_ms_per_prb = o.max_ms_per_prb.value_or(c.max_ms_per_prb);
+                        c.vs = o.vs.value_or("");
+                        c.threads = o.threads.value_or(c.threads);
                         cases_.push_back(std::move(c));
                     }
             }
@@ -107,9 +113,9 @@ private:
     }
 
     static Mode parse_mode(const std::string& name, const std::string& where) {
-        if (name == "corr") return Mode::corr;
-        if (name == "unwind") return Mode::unwind;
-        throw UsageError(where + ": unknown --mode '" + name + "' (known: corr, unwind)");
+        for (Mode mode : {Mode::corr, Mode::perf, Mode::unwind, Mode::list})
+            if (name == to_string(mode)) return mode;
+        throw UsageError(where + ": unknown --mode '" + name + "' (known: corr, perf, unwind, list)");
     }
 
     static jit::FramePolicy parse_frame(const std::string& name, const std::string& where) {
@@ -146,18 +152,33 @@ private:
 
 }  // namespace
 
-const char* to_string(Mode mode) { return mode == Mode::corr ? "corr" : "unwind"; }
+const char* to_string(Mode mode) {
+    switch (mode) {
+    case Mode::corr: return "corr";
+    case Mode::perf: return "perf";
+    case Mode::unwind: return "unwind";
+    case Mode::list: return "list";
+    }
+    return "?";
+}
 
 std::string repro(const KernelCase& c) {
     std::ostringstream out;
     out << "--mode=" << to_string(c.mode) << " --kernel=" << c.spec.kernel << " --alg=" << c.spec.alg
         << " --isa=" << jit::to_string(c.spec.isa) << " --frame=" << jit::to_string(c.spec.frame);
-    if (c.mode == Mode::unwind) {
+    switch (c.mode) {
+    case Mode::unwind:
         if (c.expect) out << " --expect=" << perf::to_string(*c.expect);
         out << " --duration-ms=" << c.duration_ms;
-    } else {
-        out << " --seed=" << c.seed;
+        break;
+    case Mode::perf:
+        out << " --max-ms-per-prb=" << c.max_ms_per_prb;
+        if (!c.vs.empty()) out << " --vs=" << c.vs;
+        break;
+    case Mode::corr: out << " --seed=" << c.seed; break;
+    case Mode::list: break;
     }
+    if (c.threads != 1) out << " --threads=" << c.threads;
     out << ' ' << c.problem;
     return out.str();
 }

@@ -16,7 +16,7 @@
 
 namespace benchfp::harness {
 
-enum class Mode { corr, unwind };
+enum class Mode { corr, perf, unwind, list };
 const char* to_string(Mode mode);
 
 struct KernelCase {
@@ -27,6 +27,9 @@ struct KernelCase {
     int duration_ms = 500;
     int min_samples = 200;
     unsigned seed = 1;
+    int max_ms_per_prb = 500;
+    std::string vs;  // perf: peers to compare with, a list of onednn, copy; or empty
+    int threads = 1;
     std::string skip_reason;  // non-empty: the ISA cannot run on this host (or above the cap)
 };
 

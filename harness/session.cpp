@@ -3,6 +3,7 @@
 #include "host_info.hpp"
 #include "perf/error.hpp"
 #include "perf/sampler.hpp"
+#include "perf_template.hpp"
 #include "unwind_check.hpp"
 #include "usage_error.hpp"
 #include "workloads/workload.hpp"
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 namespace benchfp::harness {
 
@@ -72,6 +74,8 @@ void Session::parse(int argc, char** argv) {
                        "libpfm4 event to sample (default cycles, falling back to perf::task-clock without a PMU)");
     kernel->add_option("--freq", run_.frequency, "samples per second (default 4000)")->check(CLI::Range(1, 1000000));
     kernel->add_option("--period", run_.period, "fixed sample period in event units (overrides --freq)");
+    kernel->add_option("--perf-template", run_.perf_template,
+                       "perf: line template with %tokens% (see README), or default, csv");
 
     try {
         app.parse(argc, argv);
@@ -92,6 +96,8 @@ void Session::parse(int argc, char** argv) {
         isa_cap_ = jit::isa_cap_from_env();
     }
     cases_ = expand_cases(command_line_, isa_cap_);
+    run_.perf_template = resolve_perf_template(run_.perf_template);
+    format_perf_line(run_.perf_template, PerfLine{&cases_.front()});  // unknown tokens: exit 2 now, not later
 }
 
 const perf::EventChoice& Session::event() {
@@ -111,11 +117,17 @@ SampledCall* Session::next_sampled_call() {
                 record(c, report::State::skipped, c.skip_reason, 0, {});
                 continue;
             }
-            if (c.mode == Mode::corr) {
-                run_corr(c);
+            switch (c.mode) {
+            case Mode::corr: run_corr(c); continue;
+            case Mode::list: run_list(c); continue;
+            case Mode::perf: {
+                const size_t end = perf_group_end(next_case_ - 1);
+                run_perf_group(next_case_ - 1, end);
+                next_case_ = end;
                 continue;
             }
-            return begin_unwind(c);
+            case Mode::unwind: return begin_unwind(c);
+            }
         } catch (const perf::Error& e) {
             // No sampling at all here (refused, absent, bad event): a usage error, status 2.
             pending_.reset();
@@ -143,6 +155,109 @@ void Session::run_corr(const KernelCase& c) {
                                 : outcome.mistrusted ? report::State::mistrusted
                                                      : report::State::passed;
     record(c, state, outcome.detail, ms_since(begun), {{"corr", outcome.record}});
+}
+
+void Session::run_list(const KernelCase& c) {
+    const auto begun = Clock::now();
+    const auto kernel = jit::build_kernel(c.spec);
+    const jit::CodeRegionInfo& layout = kernel->layout();
+    std::ostringstream detail;
+    detail << kernel->gprs().summary() << " code:" << layout.size << "B prologue:" << layout.prologue_end
+           << "B epilogue-at:" << layout.epilogue_begin << "B";
+    nlohmann::json grants = nlohmann::json::array();
+    for (const auto& g : kernel->gprs().grants())
+        grants.push_back({{"role", g.role},
+                          {"where", g.value.spilled() ? "slot " + std::to_string(g.value.slot())
+                                                      : g.value.reg().toString()}});
+    record(c, report::State::listed, detail.str(), ms_since(begun),
+           {{"list", {{"gprs", grants}, {"spilled", kernel->gprs().spilled()}, {"code_bytes", layout.size}}}});
+}
+
+// Perf cases that differ only in frame policy are adjacent after expansion:
+// they form one group, timed side by side.
+size_t Session::perf_group_end(size_t first) const {
+    const KernelCase& a = cases_[first];
+    size_t end = first + 1;
+    for (; end < cases_.size(); ++end) {
+        const KernelCase& b = cases_[end];
+        if (b.mode != Mode::perf || b.spec.kernel != a.spec.kernel || b.spec.alg != a.spec.alg ||
+            b.spec.isa != a.spec.isa || b.problem != a.problem || b.threads != a.threads || b.vs != a.vs)
+            break;
+    }
+    return end;
+}
+
+void Session::run_perf_group(size_t first, size_t end) {
+    const auto begun = Clock::now();
+    // One workload, one kernel per policy: every variant runs on the same buffers.
+    std::vector<const KernelCase*> running;
+    std::unique_ptr<Workload> workload;
+    for (size_t i = first; i < end; ++i) {
+        const KernelCase& c = cases_[i];
+        if (!c.skip_reason.empty()) {
+            record(c, report::State::skipped, c.skip_reason, 0, {});
+            continue;
+        }
+        if (!workload) workload = make_workload(c);
+        else workload->add_variant(c.spec);
+        running.push_back(&c);
+    }
+    if (running.empty()) return;
+    std::vector<std::function<void()>> variants;
+    for (size_t v = 0; v < running.size(); ++v)
+        variants.push_back([call = workload->call(v)] { call.fn(call.arg); });
+    std::unique_ptr<Peer> onednn, copy;
+    const std::string& peers = running.front()->vs;
+    if (peers.find("onednn") != std::string::npos) {
+        onednn = workload->onednn_peer();
+        variants.push_back([p = onednn.get()] { p->run(); });
+    }
+    if (peers.find("copy") != std::string::npos) {
+        copy = make_copy_peer(workload->input_bytes());
+        variants.push_back([p = copy.get()] { p->run(); });
+    }
+    std::unique_ptr<Peer> peak;
+    double peak_flops = 0;
+    if (peers.find("peak") != std::string::npos) {
+        peak = make_fma_peak_peer(running.front()->spec.isa, peak_flops);
+        variants.push_back([p = peak.get()] { p->run(); });
+    }
+    const auto stats = measure_interleaved(variants, running.front()->max_ms_per_prb);
+    size_t peer_index = running.size();
+    const PerfStats* onednn_stats = onednn ? &stats[peer_index++] : nullptr;
+    const PerfStats* copy_stats = copy ? &stats[peer_index++] : nullptr;
+    const PerfStats* peak_stats = peak ? &stats[peer_index++] : nullptr;
+    const double ms = ms_since(begun);
+    if (run_.perf_template == resolve_perf_template("csv") && !csv_header_printed_) {
+        std::cout << csv_perf_header() << '\n';
+        csv_header_printed_ = true;
+    }
+    for (size_t v = 0; v < running.size(); ++v) {
+        PerfLine line{running[v], stats[v], workload->flops(), workload->bytes()};
+        line.frame_ratio = stats[v].min_ms / stats[0].min_ms;
+        nlohmann::json measures = {{"min_ms", stats[v].min_ms},        {"avg_ms", stats[v].avg_ms},
+                                   {"rounds", stats[v].rounds},        {"calls_per_sample", stats[v].calls_per_sample},
+                                   {"flops", line.flops},              {"bytes", line.bytes},
+                                   {"frame_ratio", *line.frame_ratio}, {"interleaved_with", variants.size() - 1}};
+        if (onednn_stats) {
+            line.vs_onednn = onednn_stats->min_ms / stats[v].min_ms;
+            measures["vs_onednn"] = *line.vs_onednn;
+            measures["onednn_min_ms"] = onednn_stats->min_ms;
+        }
+        if (copy_stats) {
+            const double copy_gbps = 2.0 * workload->input_bytes() / copy_stats->min_ms;
+            line.vs_copy = (line.bytes / stats[v].min_ms) / copy_gbps;
+            measures["vs_copy"] = *line.vs_copy;
+            measures["copy_min_ms"] = copy_stats->min_ms;
+        }
+        if (peak_stats) {
+            line.vs_peak = (line.flops / stats[v].min_ms) / (peak_flops / peak_stats->min_ms);
+            measures["vs_peak"] = *line.vs_peak;
+            measures["peak_gflops"] = peak_flops / peak_stats->min_ms / 1e6;
+        }
+        const std::string text = format_perf_line(run_.perf_template, line);
+        record(*running[v], report::State::passed, "", ms / running.size(), {{"perf", measures}}, &text);
+    }
 }
 
 SampledCall* Session::begin_unwind(const KernelCase& c) {
@@ -190,7 +305,8 @@ void Session::finish_unwind() {
     record(p->c, outcome.state, detail, ms_since(p->begun), {{"unwind", outcome.record}});
 }
 
-void Session::record(const KernelCase& c, report::State state, std::string detail, double ms, nlohmann::json extra) {
+void Session::record(const KernelCase& c, report::State state, std::string detail, double ms, nlohmann::json extra,
+                     const std::string* line) {
     report::CaseResult result;
     result.index = static_cast<int>(results_.size());
     result.state = state;
@@ -200,7 +316,7 @@ void Session::record(const KernelCase& c, report::State state, std::string detai
     result.record = std::move(extra);
     result.record["spec"] = spec_json(c);
     if (!c.skip_reason.empty()) result.record["skip_reason"] = c.skip_reason;
-    std::cout << report::status_line(result) << std::endl;
+    std::cout << (line ? *line : report::status_line(result)) << std::endl;
     summary_.add(state);
     results_.push_back(std::move(result));
 }

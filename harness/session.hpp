@@ -30,9 +30,14 @@ private:
 
     void parse(int argc, char** argv);
     void run_corr(const KernelCase& c);
+    void run_list(const KernelCase& c);
+    void run_perf_group(size_t first, size_t end);
+    size_t perf_group_end(size_t first) const;
     SampledCall* begin_unwind(const KernelCase& c);
     void finish_unwind();
-    void record(const KernelCase& c, report::State state, std::string detail, double ms, nlohmann::json extra);
+    // Records a case's result and prints its status line (or `line` instead, in perf mode).
+    void record(const KernelCase& c, report::State state, std::string detail, double ms, nlohmann::json extra,
+                const std::string* line = nullptr);
     void finish();
     const perf::EventChoice& event();
 
@@ -43,7 +48,9 @@ private:
         std::optional<std::string> event;
         uint64_t frequency = 4000;
         uint64_t period = 0;
+        std::string perf_template = "default";
     } run_;
+    bool csv_header_printed_ = false;
     CaseOptions command_line_;
     std::optional<jit::Isa> isa_cap_;
 

@@ -19,9 +19,7 @@ UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf:
                            const jit::CodeRegionInfo& code, const perf::Symbols& symbols,
                            const std::string& jit_caller, std::optional<perf::Verdict> expect, int min_samples) {
     const perf::JitCode jit = jit_code_of(code);
-    std::vector<std::string> expected;
-    if (!jit_caller.empty()) expected.push_back(jit_caller);
-    expected.insert(expected.end(), std::begin(expected_callers), std::end(expected_callers));
+    const perf::ExpectedCallers expected{{std::begin(expected_callers), std::end(expected_callers)}, jit_caller};
     perf::Tally tally;
     std::map<std::string, std::vector<std::string>> example_chains;  // first chain seen per verdict
     for (const perf::Sample& sample : samples) {
@@ -56,7 +54,8 @@ UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf:
           {"judged", tally.judged()}}},
         {"unwind_rate", tally.judged() ? nlohmann::json(tally.unwind_rate()) : nlohmann::json(nullptr)},
         {"expected_verdict", perf::to_string(wanted)},
-        {"expected_callers", expected},
+        {"expected_callers", expected.outer},
+        {"expected_direct_caller", expected.direct},
         {"ring",
          {{"samples", stats.samples},
           {"lost", stats.lost},

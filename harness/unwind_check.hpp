@@ -23,8 +23,8 @@ struct UnwindOutcome {
 // The rule: every JIT sample outside the prologue/epilogue windows has the
 // expected verdict (`full` when none is given), and there are at least
 // `min_samples` of them; fewer is FAILED as inconclusive, never PASSED.
-// The callers expected right above the JIT frame are `jit_caller` (when the JIT
-// code is called from a driver function, not from bar itself), bar, foo, main.
+// The chain must show bar, foo, main and, when the JIT code is called from a
+// driver (not from bar itself), `jit_caller` right above the JIT frame.
 UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf::RingStats& stats,
                            const jit::CodeRegionInfo& code, const perf::Symbols& symbols,
                            const std::string& jit_caller, std::optional<perf::Verdict> expect, int min_samples);

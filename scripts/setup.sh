@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake pkg-config
   libxbyak-dev libpfm4-dev libcli11-dev libgtest-dev libdw-dev nlohmann-json3-dev
+  libdnnl-dev  # oneDNN: the peer of --vs=onednn
 )
 
 missing=()

@@ -18,9 +18,14 @@ static __attribute__((noinline, used)) void verdict_test_static() { asm volatile
 
 namespace {
 
-const std::vector<std::string> expected = {"bar", "foo", "main"};
+const ExpectedCallers expected{{"bar", "foo", "main"}, ""};
 
 Verdict classify(std::vector<std::string> callers) { return classify_callers(callers, expected); }
+
+// A driver between bar and the JIT code, with frames of its own in between.
+Verdict classify_driven(std::vector<std::string> callers) {
+    return classify_callers(callers, ExpectedCallers{{"bar", "foo", "main"}, "call_jit"});
+}
 
 // A return address inside f: looked up at addr - 1 it is still in f.
 uint64_t ret_in(void (*f)()) { return reinterpret_cast<uint64_t>(f) + 2; }
@@ -45,6 +50,14 @@ TEST(Verdict, BrokenOtherwise) {
     EXPECT_EQ(classify({"main", "foo", "bar"}), Verdict::broken);    // wrong order
 }
 
+TEST(Verdict, WithADriverTheDirectCallerDecides) {
+    EXPECT_EQ(classify_driven({"call_jit", "run_tiles", "parallel", "driver", "bar", "foo", "main"}), Verdict::full);
+    EXPECT_EQ(classify_driven({"run_tiles", "parallel", "driver", "bar", "foo", "main"}), Verdict::skipped_caller);
+    EXPECT_EQ(classify_driven({"call_jit", "run_tiles", "[unknown]"}), Verdict::broken);
+    EXPECT_EQ(classify_driven({"call_jit", "bar", "main"}), Verdict::broken);
+    EXPECT_EQ(classify_driven({}), Verdict::broken);
+}
+
 TEST(Verdict, SymbolizesRealAddressesIncludingStaticFunctions) {
     Symbols symbols;
     EXPECT_EQ(symbols.name(ret_in(verdict_test_bar)), "verdict_test_bar");
@@ -58,7 +71,7 @@ TEST(Verdict, JudgesSamplesByRegionWindowAndChain) {
     code.region = {"jit:test", 0x10000, 0x10100};
     code.frameless_windows = {{0x10000, 0x10008}, {0x100f0, 0x10100}};
     symbols.add_region(code.region);
-    const std::vector<std::string> callers = {"verdict_test_bar", "verdict_test_foo", "verdict_test_main"};
+    const ExpectedCallers callers{{"verdict_test_bar", "verdict_test_foo", "verdict_test_main"}, ""};
     const uint64_t bar = ret_in(verdict_test_bar), foo = ret_in(verdict_test_foo), outer = ret_in(verdict_test_main);
 
     auto judge = [&](uint64_t ip, std::vector<uint64_t> above) {

@@ -1,5 +1,7 @@
 #include "workloads/eltwise_workload.hpp"
 
+#include "jit_call.hpp"
+#include "peers/onednn.hpp"
 #include "usage_error.hpp"
 
 #include <charconv>
@@ -16,7 +18,7 @@ size_t parse_eltwise_problem(const std::string& problem, const std::string& wher
 }
 
 EltwiseWorkload::EltwiseWorkload(const KernelCase& c)
-    : alg_(*jit::parse_eltwise_alg(c.spec.alg)) {
+    : Workload(c.threads), c_alg_(c.spec.alg), threads_(c.threads), alg_(*jit::parse_eltwise_alg(c.spec.alg)) {
     const size_t n = parse_eltwise_problem(c.problem, "problem");
     src_.resize(n);
     dst_.assign(n, 0.0f);
@@ -28,15 +30,25 @@ EltwiseWorkload::EltwiseWorkload(const KernelCase& c)
     std::uniform_real_distribution<float> extremes(-110.0f, 95.0f);
     for (size_t i = 0; i < n; ++i)
         src_[i] = (alg_ != jit::EltwiseAlg::relu && i % 61 == 0) ? extremes(rng) : body(rng);
-    args_ = {src_.data(), dst_.data(), n};
-    kernel_ = jit::build_kernel(c.spec);
+    for (int t = 0; t < c.threads; ++t) {
+        const auto [begin, end] = split_range(n, t, c.threads);
+        slices_.push_back({src_.data() + begin, dst_.data() + begin, end - begin});
+    }
+    add_variant(c.spec);
 }
 
+void EltwiseWorkload::run(size_t variant) const {
+    const jit::KernelFn fn = kernel(variant).entry();
+    pool().parallel([&](int ithr, int) { benchfp_call_jit(fn, &slices_[ithr]); });
+}
+
+std::unique_ptr<Peer> EltwiseWorkload::onednn_peer() { return onednn_eltwise(c_alg_, src_.data(), dst_.data(), src_.size(), threads_); }
+
 CorrOutcome EltwiseWorkload::check() {
-    kernel_->entry()(&args_);
+    run(0);
     std::vector<float> want(src_.size());
     for (size_t i = 0; i < src_.size(); ++i) want[i] = jit::eltwise_reference(alg_, src_[i]);
-    const jit::Isa isa = kernel_->isa();
+    const jit::Isa isa = kernel().isa();
     auto bound = [&](size_t i) {
         const jit::Tolerance tol = jit::eltwise_tolerance(alg_, isa, src_[i]);
         return tol.rel * std::fabs(want[i]) + tol.abs;

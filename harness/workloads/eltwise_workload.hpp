@@ -12,14 +12,20 @@ size_t parse_eltwise_problem(const std::string& problem, const std::string& wher
 class EltwiseWorkload final : public Workload {
 public:
     explicit EltwiseWorkload(const KernelCase& c);
-    WorkloadCall call() const override { return {kernel_->entry(), &args_, ""}; }
+    void run(size_t variant) const override;
+    std::unique_ptr<Peer> onednn_peer() override;
     CorrOutcome check() override;
+    size_t input_bytes() const override { return 4 * src_.size(); }
     double bytes() const override { return 2.0 * 4 * src_.size(); }
 
 private:
+    std::string c_alg_;
+    int threads_;
+    const void* direct_args() const override { return slices_.size() == 1 ? &slices_[0] : nullptr; }
+
     jit::EltwiseAlg alg_;
-    std::vector<float> src_, dst_;
-    jit::EltwiseArgs args_{};
+    FloatBuffer src_, dst_;
+    std::vector<jit::EltwiseArgs> slices_;  // one per thread
 };
 
 }  // namespace benchfp::harness

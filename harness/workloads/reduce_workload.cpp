@@ -1,5 +1,8 @@
 #include "workloads/reduce_workload.hpp"
 
+#include "jit_call.hpp"
+#include "peers/onednn.hpp"
+
 #include <sstream>
 
 namespace benchfp::harness {
@@ -12,20 +15,31 @@ ReduceShape parse_reduce_problem(const std::string& problem, const std::string& 
 }
 
 ReduceWorkload::ReduceWorkload(const KernelCase& c)
-    : alg_(*jit::parse_reduce_alg(c.spec.alg)), shape_(parse_reduce_problem(c.problem, "problem")) {
+    : Workload(c.threads), c_alg_(c.spec.alg), threads_(c.threads), alg_(*jit::parse_reduce_alg(c.spec.alg)), shape_(parse_reduce_problem(c.problem, "problem")) {
     src_.resize(shape_.rows * shape_.cols);
     dst_.assign(alg_ == jit::ReduceAlg::softmax ? src_.size() : shape_.rows, 0.0f);
     fill_uniform(src_, c.seed, -10.0f, 10.0f);
-    args_ = {src_.data(), dst_.data(), shape_.rows, shape_.cols};
-    kernel_ = jit::build_kernel(c.spec);
+    const size_t dst_row = alg_ == jit::ReduceAlg::softmax ? shape_.cols : 1;
+    for (int t = 0; t < c.threads; ++t) {
+        const auto [begin, end] = split_range(shape_.rows, t, c.threads);
+        slices_.push_back({src_.data() + begin * shape_.cols, dst_.data() + begin * dst_row, end - begin, shape_.cols});
+    }
+    add_variant(c.spec);
 }
 
+void ReduceWorkload::run(size_t variant) const {
+    const jit::KernelFn fn = kernel(variant).entry();
+    pool().parallel([&](int ithr, int) { benchfp_call_jit(fn, &slices_[ithr]); });
+}
+
+std::unique_ptr<Peer> ReduceWorkload::onednn_peer() { return onednn_reduce(c_alg_, src_.data(), dst_.data(), shape_.rows, shape_.cols, threads_); }
+
 CorrOutcome ReduceWorkload::check() {
-    kernel_->entry()(&args_);
+    run(0);
     std::vector<float> want(dst_.size());
     jit::reduce_reference(alg_, src_.data(), want.data(), shape_.rows, shape_.cols);
     const bool per_row = alg_ != jit::ReduceAlg::softmax;
-    const jit::Isa isa = kernel_->isa();
+    const jit::Isa isa = kernel().isa();
     std::vector<jit::ReduceRowStats> rows;
     for (size_t r = 0; r < shape_.rows; ++r) rows.push_back(jit::reduce_row_stats(&src_[r * shape_.cols], shape_.cols));
     auto bound = [&](size_t i) {

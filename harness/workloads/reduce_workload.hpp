@@ -15,15 +15,21 @@ ReduceShape parse_reduce_problem(const std::string& problem, const std::string& 
 class ReduceWorkload final : public Workload {
 public:
     explicit ReduceWorkload(const KernelCase& c);
-    WorkloadCall call() const override { return {kernel_->entry(), &args_, ""}; }
+    void run(size_t variant) const override;
+    std::unique_ptr<Peer> onednn_peer() override;
     CorrOutcome check() override;
+    size_t input_bytes() const override { return 4 * src_.size(); }
     double bytes() const override { return 4.0 * (src_.size() + dst_.size()); }
 
 private:
+    std::string c_alg_;
+    int threads_;
+    const void* direct_args() const override { return slices_.size() == 1 ? &slices_[0] : nullptr; }
+
     jit::ReduceAlg alg_;
     ReduceShape shape_;
-    std::vector<float> src_, dst_;
-    jit::ReduceArgs args_{};
+    FloatBuffer src_, dst_;
+    std::vector<jit::ReduceArgs> slices_;  // rows split across threads
 };
 
 }  // namespace benchfp::harness

@@ -1,11 +1,15 @@
 #include "workloads/workload.hpp"
 
+#include "jit_call.hpp"
 #include "usage_error.hpp"
+#include "jit/kernels/gemm.hpp"
+#include "workloads/gemm_workload.hpp"
 #include "workloads/eltwise_workload.hpp"
 #include "workloads/reduce_workload.hpp"
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -19,13 +23,63 @@ constexpr size_t max_elements = size_t{1} << 31;  // 8 GiB of f32: more is surel
 void validate_problem(const std::string& kernel, const std::string& problem, const std::string& where) {
     if (kernel == "eltwise") return (void)parse_eltwise_problem(problem, where);
     if (kernel == "reduce") return (void)parse_reduce_problem(problem, where);
+    if (kernel == "gemm") return (void)parse_gemm_problem(problem, where);
     throw UsageError(where + ": no problem parser for kernel '" + kernel + "'");
 }
 
 std::unique_ptr<Workload> make_workload(const KernelCase& c) {
     if (c.spec.kernel == "eltwise") return std::make_unique<EltwiseWorkload>(c);
     if (c.spec.kernel == "reduce") return std::make_unique<ReduceWorkload>(c);
+    if (c.spec.kernel == "gemm") return std::make_unique<GemmWorkload>(c);
     throw UsageError("no workload for kernel '" + c.spec.kernel + "'");
+}
+
+std::unique_ptr<Peer> Workload::onednn_peer() {
+    throw UsageError("--vs=onednn: no oneDNN equivalent for " + kernel().name());
+}
+
+Workload::Workload(int threads) : pool_(std::make_unique<ThreadPool>(threads)) {}
+
+WorkloadCall Workload::call(size_t variant) const {
+    if (const void* args = direct_args()) return {kernel(variant).entry(), args, ""};
+    while (contexts_.size() <= variant) contexts_.push_back(std::make_unique<VariantContext>(VariantContext{this, contexts_.size()}));
+    return {benchfp_workload_driver, contexts_[variant].get(), "benchfp_call_jit"};
+}
+
+size_t Workload::add_variant(const jit::KernelSpec& spec) {
+    kernels_.push_back(jit::build_kernel(spec));
+    return kernels_.size() - 1;
+}
+
+namespace {
+class CopyPeer final : public Peer {
+public:
+    explicit CopyPeer(size_t bytes) : src_(bytes / 4, 1.0f), dst_(bytes / 4, 0.0f) {}
+    void run() override { std::memcpy(dst_.data(), src_.data(), src_.size() * sizeof(float)); }
+
+private:
+    FloatBuffer src_, dst_;
+};
+}  // namespace
+
+std::unique_ptr<Peer> make_copy_peer(size_t bytes) { return std::make_unique<CopyPeer>(bytes); }
+
+namespace {
+class FmaPeakPeer final : public Peer {
+public:
+    explicit FmaPeakPeer(jit::Isa isa) : kernel_(jit::make_fma_peak_kernel(isa)) {}
+    void run() override { benchfp_call_jit(kernel_->entry(), &args_); }
+    static constexpr size_t iterations = 100000;
+
+private:
+    std::unique_ptr<jit::Generator> kernel_;
+    jit::FmaPeakArgs args_{iterations};
+};
+}  // namespace
+
+std::unique_ptr<Peer> make_fma_peak_peer(jit::Isa isa, double& flops_per_run) {
+    flops_per_run = FmaPeakPeer::iterations * jit::fma_peak_flops_per_iteration(isa);
+    return std::make_unique<FmaPeakPeer>(isa);
 }
 
 std::vector<size_t> parse_dims(const std::string& problem, const std::string& where, const std::string& expected) {

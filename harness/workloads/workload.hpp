@@ -3,10 +3,13 @@
 // mode. One implementation per kernel family (the family's driver).
 #include "jit/generator.hpp"
 #include "kernel_cases.hpp"
+#include "parallel.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <functional>
+#include <new>
 #include <memory>
 #include <span>
 #include <string>
@@ -30,18 +33,75 @@ struct WorkloadCall {
     std::string jit_caller;
 };
 
+// A peer library doing the same problem on the workload's buffers.
+class Peer {
+public:
+    virtual ~Peer() = default;
+    virtual void run() = 0;
+};
+
+// Page-aligned float storage: vector loads and non-temporal stores stay aligned.
+template <typename T>
+struct PageAligned {
+    using value_type = T;
+    PageAligned() = default;
+    template <typename U>
+    PageAligned(const PageAligned<U>&) {}
+    T* allocate(size_t n) {
+        void* p = std::aligned_alloc(4096, (n * sizeof(T) + 4095) & ~size_t{4095});
+        if (!p) throw std::bad_alloc();
+        return static_cast<T*>(p);
+    }
+    void deallocate(T* p, size_t) { std::free(p); }
+    template <typename U>
+    bool operator==(const PageAligned<U>&) const { return true; }
+};
+using FloatBuffer = std::vector<float, PageAligned<float>>;
+
 class Workload {
 public:
+    explicit Workload(int threads);
     virtual ~Workload() = default;
-    const jit::Generator& kernel() const { return *kernel_; }
-    virtual WorkloadCall call() const = 0;
+    // Kernels for the same data: 0 is the case's own; add_variant builds another
+    // (another frame policy), so variants are timed on the very same buffers.
+    const jit::Generator& kernel(size_t variant = 0) const { return *kernels_.at(variant); }
+    size_t add_variant(const jit::KernelSpec& spec);
+    // What bar calls: the JIT kernel itself when the problem is one call of it
+    // (direct_args), else benchfp_workload_driver, which runs run(variant).
+    WorkloadCall call(size_t variant = 0) const;
+    // The whole problem once, with the kernel of `variant`; every JIT call goes
+    // through benchfp_call_jit.
+    virtual void run(size_t variant) const = 0;
+
+    struct VariantContext {
+        const Workload* workload;
+        size_t variant;
+    };
     virtual CorrOutcome check() = 0;  // runs the problem once against the reference
     virtual double flops() const { return 0; }  // per call; 0 when GB/s is the measure
     virtual double bytes() const = 0;           // memory read and written per call
+    virtual size_t input_bytes() const = 0;     // the main input's size: what a plain copy peer copies
+    // oneDNN on the same problem; throws UsageError where it has no equivalent.
+    virtual std::unique_ptr<Peer> onednn_peer();
 
 protected:
-    std::unique_ptr<jit::Generator> kernel_;
+    // The argument block when the problem is one call of the kernel, else null.
+    virtual const void* direct_args() const { return nullptr; }
+    ThreadPool& pool() const { return *pool_; }
+
+    std::vector<std::unique_ptr<jit::Generator>> kernels_;
+
+private:
+    std::unique_ptr<ThreadPool> pool_;
+    mutable std::vector<std::unique_ptr<VariantContext>> contexts_;
 };
+
+// A plain streaming copy (memcpy) of `bytes`: the bandwidth reference.
+std::unique_ptr<Peer> make_copy_peer(size_t bytes);
+
+// The register-only FMA loop of an ISA: the compute reference. Sets the flops
+// one run does.
+std::unique_ptr<Peer> make_fma_peak_peer(jit::Isa isa, double& flops_per_run);
 
 // Throws UsageError (prefixed with `where`) when `problem` is not a valid
 // descriptor for the kernel family.

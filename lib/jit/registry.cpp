@@ -1,6 +1,7 @@
 #include "jit/registry.hpp"
 
 #include "jit/kernels/eltwise.hpp"
+#include "jit/kernels/gemm.hpp"
 #include "jit/kernels/reduce.hpp"
 
 #include <stdexcept>
@@ -26,12 +27,18 @@ std::unique_ptr<Generator> build_with(const KernelSpec& spec) {
 
 bool any_isa(Isa) { return true; }
 
+std::unique_ptr<Generator> build_gemm(const KernelSpec& spec) {
+    if (spec.alg != "f32") throw std::invalid_argument("unknown gemm alg '" + spec.alg + "'");
+    return make_gemm_kernel(spec.isa, spec.frame);
+}
+
 }  // namespace
 
 const std::vector<KernelFamily>& kernel_families() {
     static const std::vector<KernelFamily> families = {
         {"eltwise", names_of(all_eltwise_algs), any_isa, build_with<parse_eltwise_alg, make_eltwise_kernel>},
         {"reduce", names_of(all_reduce_algs), any_isa, build_with<parse_reduce_alg, make_reduce_kernel>},
+        {"gemm", {"f32"}, gemm_supports, build_gemm},
     };
     return families;
 }

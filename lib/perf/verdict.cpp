@@ -15,17 +15,23 @@ const char* to_string(Verdict verdict) {
     return "?";
 }
 
-Verdict classify_callers(std::span<const std::string> callers, std::span<const std::string> expected) {
+Verdict classify_callers(std::span<const std::string> callers, const ExpectedCallers& expected) {
+    const std::span<const std::string> outer(expected.outer);
     auto starts_with = [&](std::span<const std::string> want) {
         return callers.size() >= want.size() && std::equal(want.begin(), want.end(), callers.begin());
     };
-    if (!expected.empty() && starts_with(expected)) return Verdict::full;
-    if (expected.size() >= 2 && starts_with(expected.subspan(1))) return Verdict::skipped_caller;
-    return Verdict::broken;
+    if (expected.direct.empty()) {
+        if (!outer.empty() && starts_with(outer)) return Verdict::full;
+        if (outer.size() >= 2 && starts_with(outer.subspan(1))) return Verdict::skipped_caller;
+        return Verdict::broken;
+    }
+    if (outer.empty() || std::search(callers.begin(), callers.end(), outer.begin(), outer.end()) == callers.end())
+        return Verdict::broken;
+    return callers.front() == expected.direct ? Verdict::full : Verdict::skipped_caller;
 }
 
-std::optional<Verdict> verdict(const Sample& sample, const JitCode& code,
-                               std::span<const std::string> expected, const Symbols& symbols) {
+std::optional<Verdict> verdict(const Sample& sample, const JitCode& code, const ExpectedCallers& expected,
+                               const Symbols& symbols) {
     if (!code.region.contains(sample.ip)) return std::nullopt;
     for (const auto& [begin, end] : code.frameless_windows)
         if (sample.ip >= begin && sample.ip < end) return Verdict::prologue;

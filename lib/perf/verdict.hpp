@@ -28,13 +28,24 @@ struct JitCode {
     std::vector<std::pair<uint64_t, uint64_t>> frameless_windows;
 };
 
-// Classifies the names of the frames above the JIT frame against the expected
-// callers, innermost first (e.g. {"bar", "foo", "main"}).
-Verdict classify_callers(std::span<const std::string> callers, std::span<const std::string> expected);
+// The callers a chain must show: `outer`, innermost first (e.g. {"bar", "foo",
+// "main"}), and `direct`, the function that calls the JIT code, when that is not
+// outer[0] itself (a driver between them).
+struct ExpectedCallers {
+    std::vector<std::string> outer;
+    std::string direct;  // empty: the JIT code is called by outer[0]
+};
+
+// Classifies the names of the frames above the JIT frame, innermost first:
+//   without `direct`: full when they start with outer, skipped-caller when they
+//     start with outer minus its first, broken otherwise;
+//   with `direct`: broken unless outer appears in order, contiguous, somewhere;
+//     then full when the first is `direct`, skipped-caller when it is not.
+Verdict classify_callers(std::span<const std::string> callers, const ExpectedCallers& expected);
 
 // The verdict of a sample, or nothing when its IP is not inside the JIT region.
-std::optional<Verdict> verdict(const Sample& sample, const JitCode& code,
-                               std::span<const std::string> expected, const Symbols& symbols);
+std::optional<Verdict> verdict(const Sample& sample, const JitCode& code, const ExpectedCallers& expected,
+                               const Symbols& symbols);
 
 struct Tally {
     uint64_t full = 0, skipped_caller = 0, broken = 0, prologue = 0;

@@ -13,6 +13,7 @@ const char* to_string(State state) {
     case State::failed: return "FAILED";
     case State::skipped: return "SKIPPED";
     case State::mistrusted: return "MISTRUSTED";
+    case State::listed: return "LISTED";
     }
     return "?";
 }
@@ -33,6 +34,7 @@ void Summary::add(State state) {
     case State::failed: ++failed; break;
     case State::skipped: ++skipped; break;
     case State::mistrusted: ++mistrusted; break;
+    case State::listed: ++listed; break;
     }
 }
 
@@ -40,6 +42,7 @@ std::string Summary::line() const {
     std::ostringstream out;
     out << "tests:" << tests << " passed:" << passed << " skipped:" << skipped << " mistrusted:" << mistrusted
         << " failed:" << failed;
+    if (listed) out << " listed:" << listed;
     return out.str();
 }
 
@@ -50,7 +53,7 @@ void write_results_json(const std::string& path, const nlohmann::json& host, con
     doc["host"] = host;
     doc["summary"] = {{"tests", summary.tests},     {"passed", summary.passed},
                       {"skipped", summary.skipped}, {"mistrusted", summary.mistrusted},
-                      {"failed", summary.failed}};
+                      {"failed", summary.failed},   {"listed", summary.listed}};
     doc["cases"] = nlohmann::json::array();
     for (const auto& r : results) {
         nlohmann::json record = r.record;

@@ -8,8 +8,8 @@
 
 namespace benchfp::report {
 
-enum class State { passed, failed, skipped, mistrusted };
-const char* to_string(State state);  // PASSED, FAILED, SKIPPED, MISTRUSTED
+enum class State { passed, failed, skipped, mistrusted, listed };
+const char* to_string(State state);  // PASSED, FAILED, SKIPPED, MISTRUSTED, LISTED
 
 struct CaseResult {
     int index = 0;
@@ -24,9 +24,9 @@ struct CaseResult {
 std::string status_line(const CaseResult& result);
 
 struct Summary {
-    int tests = 0, passed = 0, skipped = 0, failed = 0, mistrusted = 0;
+    int tests = 0, passed = 0, skipped = 0, failed = 0, mistrusted = 0, listed = 0;
     void add(State state);
-    std::string line() const;  // "tests:N passed:N skipped:N mistrusted:N failed:N"
+    std::string line() const;  // "tests:N passed:N skipped:N mistrusted:N failed:N" (+ " listed:N")
     int exit_status() const { return failed ? 1 : 0; }
 };
 

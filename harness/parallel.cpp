@@ -1,0 +1,61 @@
+#include "parallel.hpp"
+
+namespace benchfp::harness {
+
+ThreadPool::ThreadPool(int threads) {
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+}
+
+ThreadPool::~ThreadPool() {
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    start_.notify_all();
+    for (auto& t : workers_) t.join();
+}
+
+void ThreadPool::parallel(const std::function<void(int, int)>& fn) {
+    if (workers_.empty()) {
+        fn(0, 1);
+        return;
+    }
+    {
+        std::lock_guard lock(mutex_);
+        task_ = &fn;
+        pending_ = static_cast<int>(workers_.size());
+        ++generation_;
+    }
+    start_.notify_all();
+    fn(0, size());
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    task_ = nullptr;
+}
+
+void ThreadPool::work(int ithr) {
+    long seen = 0;
+    while (true) {
+        const std::function<void(int, int)>* task;
+        {
+            std::unique_lock lock(mutex_);
+            start_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+            if (stopping_) return;
+            seen = generation_;
+            task = task_;
+        }
+        (*task)(ithr, size());
+        {
+            std::lock_guard lock(mutex_);
+            if (--pending_ == 0) done_.notify_one();
+        }
+    }
+}
+
+std::pair<size_t, size_t> split_range(size_t count, int ithr, int nthr) {
+    const size_t base = count / nthr, extra = count % nthr;
+    const size_t begin = ithr * base + std::min<size_t>(ithr, extra);
+    return {begin, begin + base + (static_cast<size_t>(ithr) < extra ? 1 : 0)};
+}
+
+}  // namespace benchfp::harness

@@ -1,0 +1,39 @@
+#pragma once
+// A parallel section in the oneDNN style: n threads run fn(ithr, nthr), the
+// calling thread being thread 0, so a sample of the caller still walks up to
+// main. Workers are started once and kept.
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace benchfp::harness {
+
+class ThreadPool {
+public:
+    explicit ThreadPool(int threads);  // threads >= 1, the caller included
+    ~ThreadPool();
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    int size() const { return static_cast<int>(workers_.size()) + 1; }
+    // Runs fn(ithr, nthr) on every thread and returns when all are done.
+    void parallel(const std::function<void(int ithr, int nthr)>& fn);
+
+private:
+    void work(int ithr);
+
+    std::vector<std::thread> workers_;
+    std::mutex mutex_;
+    std::condition_variable start_, done_;
+    const std::function<void(int, int)>* task_ = nullptr;
+    long generation_ = 0;
+    int pending_ = 0;
+    bool stopping_ = false;
+};
+
+// [begin, end) of `count` items for thread ithr of nthr, balanced.
+std::pair<size_t, size_t> split_range(size_t count, int ithr, int nthr);
+
+}  // namespace benchfp::harness

@@ -1,0 +1,182 @@
+#include "jit/kernels/gemm.hpp"
+
+#include "jit/vector_generator.hpp"
+
+#include <stdexcept>
+
+namespace benchfp::jit {
+
+using namespace Xbyak::util;
+
+GemmTile gemm_tile(Isa isa) {
+    if (isa == Isa::avx512) return {12, 32};
+    if (isa == Isa::avx2) return {6, 16};
+    throw std::invalid_argument(std::string("gemm has no ") + to_string(isa) + " implementation");
+}
+
+bool gemm_supports(Isa isa) { return isa == Isa::avx2 || isa == Isa::avx512; }
+
+namespace {
+
+template <typename Vmm>
+class GemmKernel final : public VectorGenerator<Vmm> {
+    using Base = VectorGenerator<Vmm>;
+    static constexpr int width = Base::width;
+    static constexpr int k_unroll = 4;
+    static constexpr int prefetch_distance = 16;  // k steps ahead
+    static constexpr bool embedded_broadcast = true;
+
+public:
+    explicit GemmKernel(FramePolicy policy)
+        : Base(std::string("gemm_") + to_string(Base::isa_of()) + "_" + to_string(policy), policy),
+          tile_(gemm_tile(Base::isa_of())),
+          reg_a_(this->pool().take_register("a panel")),
+          reg_b_(this->pool().take_register("b panel")),
+          reg_c_(this->pool().take_register("c row")),
+          reg_ldc_(this->pool().take_register("ldc")),
+          reg_k_(this->pool().take_register("k left")) {}
+
+private:
+    int nv() const { return tile_.nr / width; }  // vectors per C row
+    // Registers: accumulators first, then B vectors, then the A broadcast.
+    Vmm acc(int i, int j) const { return Vmm(i * nv() + j); }
+    Vmm bvec(int j) const { return Vmm(tile_.mr * nv() + j); }
+    Vmm abcast(int i) const { return Vmm(tile_.mr * nv() + nv() + (i % 2)); }
+
+    void k_step(int step) {
+        const int a_bytes = tile_.mr * 4, b_bytes = tile_.nr * 4;
+        for (int j = 0; j < nv(); ++j) this->vmovups(bvec(j), this->ptr[reg_b_ + step * b_bytes + j * width * 4]);
+        if (step % 2 == 0) {
+            this->prefetcht0(this->ptr[reg_b_ + (step + prefetch_distance) * b_bytes]);
+            this->prefetcht0(this->ptr[reg_a_ + (step + prefetch_distance) * a_bytes]);
+        }
+        for (int i = 0; i < tile_.mr; ++i) {
+            const auto a = reg_a_ + step * a_bytes + i * 4;
+            if constexpr (Base::is_avx512 && embedded_broadcast) {
+                for (int j = 0; j < nv(); ++j) this->vfmadd231ps(acc(i, j), bvec(j), this->ptr_b[a]);
+            } else {
+                this->vbroadcastss(abcast(i), this->ptr[a]);
+                for (int j = 0; j < nv(); ++j) this->vfmadd231ps(acc(i, j), bvec(j), abcast(i));
+            }
+        }
+    }
+
+    void generate_body() override {
+        const auto& p = this->abi_param;
+        this->mov(reg_a_, this->ptr[p + offsetof(GemmArgs, a)]);
+        this->mov(reg_b_, this->ptr[p + offsetof(GemmArgs, b)]);
+        this->mov(reg_c_, this->ptr[p + offsetof(GemmArgs, c)]);
+        this->mov(reg_ldc_, this->ptr[p + offsetof(GemmArgs, ldc)]);
+        this->mov(reg_k_, this->ptr[p + offsetof(GemmArgs, k)]);
+        this->setup_done();
+
+        for (int i = 0; i < tile_.mr; ++i)
+            for (int j = 0; j < nv(); ++j) this->uni_zero(acc(i, j));
+        // Prefetch the C tile for writing while the k loop runs.
+        for (int i = 0; i < tile_.mr; ++i) {
+            this->prefetchw(this->ptr[reg_c_]);
+            this->prefetchw(this->ptr[reg_c_ + tile_.nr * 4 - 4]);
+            this->add(reg_c_, reg_ldc_);
+        }
+        this->mov(reg_c_, this->ptr[p + offsetof(GemmArgs, c)]);
+
+        Xbyak::Label unrolled, single, done;
+        this->L(unrolled);
+        this->cmp(reg_k_, k_unroll);
+        this->jl(single, Xbyak::CodeGenerator::T_NEAR);
+        for (int s = 0; s < k_unroll; ++s) k_step(s);
+        this->add(reg_a_, k_unroll * tile_.mr * 4);
+        this->add(reg_b_, k_unroll * tile_.nr * 4);
+        this->sub(reg_k_, k_unroll);
+        this->jmp(unrolled, Xbyak::CodeGenerator::T_NEAR);
+        this->L(single);
+        this->test(reg_k_, reg_k_);
+        this->jz(done, Xbyak::CodeGenerator::T_NEAR);
+        k_step(0);
+        this->add(reg_a_, tile_.mr * 4);
+        this->add(reg_b_, tile_.nr * 4);
+        this->dec(reg_k_);
+        this->jmp(single, Xbyak::CodeGenerator::T_NEAR);
+        this->L(done);
+        store_tile();
+    }
+
+    // c = acc when beta == 0 (c is never read: it may hold NaN), else c = acc + beta * c.
+    void store_tile() {
+        const Vmm beta = abcast(0), zero = abcast(1);
+        Xbyak::Label overwrite, stored;
+        this->vbroadcastss(beta, this->ptr[this->abi_param + offsetof(GemmArgs, beta)]);
+        this->vxorps(Xbyak::Xmm(zero.getIdx()), Xbyak::Xmm(zero.getIdx()), Xbyak::Xmm(zero.getIdx()));
+        this->vucomiss(Xbyak::Xmm(beta.getIdx()), Xbyak::Xmm(zero.getIdx()));
+        this->je(overwrite, Xbyak::CodeGenerator::T_NEAR);
+        for (int i = 0; i < tile_.mr; ++i) {
+            for (int j = 0; j < nv(); ++j) {
+                const auto c = this->ptr[reg_c_ + j * width * 4];
+                this->vfmadd231ps(acc(i, j), beta, c);
+                this->vmovups(c, acc(i, j));
+            }
+            this->add(reg_c_, reg_ldc_);
+        }
+        this->jmp(stored, Xbyak::CodeGenerator::T_NEAR);
+        this->L(overwrite);
+        for (int i = 0; i < tile_.mr; ++i) {
+            for (int j = 0; j < nv(); ++j) this->vmovups(this->ptr[reg_c_ + j * width * 4], acc(i, j));
+            this->add(reg_c_, reg_ldc_);
+        }
+        this->L(stored);
+    }
+
+    GemmTile tile_;
+    Xbyak::Reg64 reg_a_, reg_b_, reg_c_, reg_ldc_, reg_k_;
+};
+
+// Independent accumulators, twice the FMA latency times the FMA ports' width,
+// all fed from two registers: nothing but FMAs in the loop.
+template <typename Vmm>
+class FmaPeakKernel final : public VectorGenerator<Vmm> {
+    using Base = VectorGenerator<Vmm>;
+
+public:
+    static constexpr int accumulators = Base::is_avx512 ? 24 : 12;
+
+    FmaPeakKernel()
+        : Base(std::string("fma_peak_") + to_string(Base::isa_of()), FramePolicy::frame),
+          reg_n_(this->pool().take_register("iterations")) {}
+
+private:
+    void generate_body() override {
+        this->mov(reg_n_, this->ptr[this->abi_param + offsetof(FmaPeakArgs, iterations)]);
+        this->setup_done();
+        const Vmm x(accumulators), y(accumulators + 1);
+        for (int i = 0; i < accumulators + 2; ++i) this->uni_zero(Vmm(i));
+        Xbyak::Label loop, done;
+        this->L(loop);
+        this->test(reg_n_, reg_n_);
+        this->jz(done, Xbyak::CodeGenerator::T_NEAR);
+        for (int i = 0; i < accumulators; ++i) this->vfmadd231ps(Vmm(i), x, y);
+        this->dec(reg_n_);
+        this->jmp(loop, Xbyak::CodeGenerator::T_NEAR);
+        this->L(done);
+    }
+
+    Xbyak::Reg64 reg_n_;
+};
+
+}  // namespace
+
+std::unique_ptr<Generator> make_gemm_kernel(Isa isa, FramePolicy policy) {
+    if (!gemm_supports(isa)) gemm_tile(isa);  // throws, naming the ISA
+    return make_for_isa<GemmKernel>(isa, policy);
+}
+
+std::unique_ptr<Generator> make_fma_peak_kernel(Isa isa) {
+    if (!gemm_supports(isa)) gemm_tile(isa);
+    return make_for_isa<FmaPeakKernel>(isa);
+}
+
+double fma_peak_flops_per_iteration(Isa isa) {
+    return isa == Isa::avx512 ? 2.0 * 16 * FmaPeakKernel<Xbyak::Zmm>::accumulators
+                              : 2.0 * 8 * FmaPeakKernel<Xbyak::Ymm>::accumulators;
+}
+
+}  // namespace benchfp::jit

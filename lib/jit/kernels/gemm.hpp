@@ -1,0 +1,40 @@
+#pragma once
+// gemm microkernels: C[MR x NR] = A_panel * B_panel (+ beta * C) over k, for a
+// row-major C, with A packed in MR-row panels and B in NR-column panels (the
+// packing and cache blocking are the driver's, harness/workloads/gemm_*).
+// Register-blocked: MR x NR/width accumulators, K unrolled, prefetch ahead.
+// avx2: 6 x 16; avx512: 12 x 32.
+#include "jit/generator.hpp"
+
+#include <cstddef>
+#include <memory>
+
+namespace benchfp::jit {
+
+struct GemmTile {
+    int mr, nr;
+};
+// The tile shape of the microkernel for an ISA (avx2, avx512).
+GemmTile gemm_tile(Isa isa);
+
+struct GemmArgs {
+    const float* a;   // packed: k steps of mr floats
+    const float* b;   // packed: k steps of nr floats
+    float* c;         // the tile's first element
+    size_t ldc;       // row stride of c, in bytes
+    size_t k;         // > 0
+    float beta;       // c = acc + beta * c; beta == 0 does not read c
+};
+
+bool gemm_supports(Isa isa);
+std::unique_ptr<Generator> make_gemm_kernel(Isa isa, FramePolicy policy);
+
+// A register-only FMA loop: the machine's FMA peak for the ISA, measured in the
+// same run as a kernel. One call runs `iterations` passes of `fma_per_pass()` FMAs.
+struct FmaPeakArgs {
+    size_t iterations;
+};
+std::unique_ptr<Generator> make_fma_peak_kernel(Isa isa);
+double fma_peak_flops_per_iteration(Isa isa);
+
+}  // namespace benchfp::jit
