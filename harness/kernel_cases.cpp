@@ -86,7 +86,6 @@ private:
             if (!family)
                 throw UsageError(where + ": unknown kernel '" + kernel + "' (known: " +
                                  jit::known_kernel_families() + ")");
-            validate_problem(kernel, problem, where);
             for (const std::string& alg : split_list(o.alg.value_or(family->algs.front()))) {
                 if (std::find(family->algs.begin(), family->algs.end(), alg) == family->algs.end())
                     throw UsageError(where + ": unknown alg '" + alg + "' for " + kernel);
@@ -106,6 +105,7 @@ private:
                         c.max_ms_per_prb = o.max_ms_per_prb.value_or(c.max_ms_per_prb);
                         c.vs = o.vs.value_or("");
                         c.threads = o.threads.value_or(c.threads);
+                        validate_problem(c, where);
                         cases_.push_back(std::move(c));
                     }
             }

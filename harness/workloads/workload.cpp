@@ -3,9 +3,11 @@
 #include "jit_call.hpp"
 #include "usage_error.hpp"
 #include "jit/kernels/gemm.hpp"
+#include "workloads/conv_workload.hpp"
 #include "workloads/gemm_workload.hpp"
 #include "workloads/eltwise_workload.hpp"
 #include "workloads/reduce_workload.hpp"
+#include "workloads/reorder_workload.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -20,10 +22,14 @@ namespace {
 constexpr size_t max_elements = size_t{1} << 31;  // 8 GiB of f32: more is surely a typo
 }
 
-void validate_problem(const std::string& kernel, const std::string& problem, const std::string& where) {
+void validate_problem(const KernelCase& c, const std::string& where) {
+    const std::string& kernel = c.spec.kernel;
+    const std::string& problem = c.problem;
     if (kernel == "eltwise") return (void)parse_eltwise_problem(problem, where);
     if (kernel == "reduce") return (void)parse_reduce_problem(problem, where);
     if (kernel == "gemm") return (void)parse_gemm_problem(problem, where);
+    if (kernel == "conv") return (void)parse_conv_problem(problem, where);
+    if (kernel == "reorder") return (void)parse_reorder_problem(c.spec.alg, problem, where);
     throw UsageError(where + ": no problem parser for kernel '" + kernel + "'");
 }
 
@@ -31,6 +37,8 @@ std::unique_ptr<Workload> make_workload(const KernelCase& c) {
     if (c.spec.kernel == "eltwise") return std::make_unique<EltwiseWorkload>(c);
     if (c.spec.kernel == "reduce") return std::make_unique<ReduceWorkload>(c);
     if (c.spec.kernel == "gemm") return std::make_unique<GemmWorkload>(c);
+    if (c.spec.kernel == "conv") return std::make_unique<ConvWorkload>(c);
+    if (c.spec.kernel == "reorder") return std::make_unique<ReorderWorkload>(c);
     throw UsageError("no workload for kernel '" + c.spec.kernel + "'");
 }
 

@@ -103,9 +103,9 @@ std::unique_ptr<Peer> make_copy_peer(size_t bytes);
 // one run does.
 std::unique_ptr<Peer> make_fma_peak_peer(jit::Isa isa, double& flops_per_run);
 
-// Throws UsageError (prefixed with `where`) when `problem` is not a valid
-// descriptor for the kernel family.
-void validate_problem(const std::string& kernel, const std::string& problem, const std::string& where);
+// Throws UsageError (prefixed with `where`) when the case's problem is not a
+// valid descriptor for its kernel family and alg.
+void validate_problem(const KernelCase& c, const std::string& where);
 
 std::unique_ptr<Workload> make_workload(const KernelCase& c);
 

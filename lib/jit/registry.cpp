@@ -1,8 +1,10 @@
 #include "jit/registry.hpp"
 
+#include "jit/kernels/conv.hpp"
 #include "jit/kernels/eltwise.hpp"
 #include "jit/kernels/gemm.hpp"
 #include "jit/kernels/reduce.hpp"
+#include "jit/kernels/reorder.hpp"
 
 #include <stdexcept>
 
@@ -27,9 +29,18 @@ std::unique_ptr<Generator> build_with(const KernelSpec& spec) {
 
 bool any_isa(Isa) { return true; }
 
-std::unique_ptr<Generator> build_gemm(const KernelSpec& spec) {
-    if (spec.alg != "f32") throw std::invalid_argument("unknown gemm alg '" + spec.alg + "'");
-    return make_gemm_kernel(spec.isa, spec.frame);
+// The reorder algs differ only in how the problem maps to a batched transpose.
+std::unique_ptr<Generator> build_reorder(const KernelSpec& spec) {
+    if (spec.alg != "transpose" && spec.alg != "nchw2nhwc" && spec.alg != "nhwc2nchw")
+        throw std::invalid_argument("unknown reorder alg '" + spec.alg + "'");
+    return make_reorder_kernel(spec.isa, spec.frame);
+}
+
+// Families with one algorithm, f32.
+template <auto make>
+std::unique_ptr<Generator> build_f32(const KernelSpec& spec) {
+    if (spec.alg != "f32") throw std::invalid_argument("unknown " + spec.kernel + " alg '" + spec.alg + "'");
+    return make(spec.isa, spec.frame);
 }
 
 }  // namespace
@@ -38,7 +49,9 @@ const std::vector<KernelFamily>& kernel_families() {
     static const std::vector<KernelFamily> families = {
         {"eltwise", names_of(all_eltwise_algs), any_isa, build_with<parse_eltwise_alg, make_eltwise_kernel>},
         {"reduce", names_of(all_reduce_algs), any_isa, build_with<parse_reduce_alg, make_reduce_kernel>},
-        {"gemm", {"f32"}, gemm_supports, build_gemm},
+        {"gemm", {"f32"}, gemm_supports, build_f32<make_gemm_kernel>},
+        {"conv", {"f32"}, conv_supports, build_f32<make_conv_kernel>},
+        {"reorder", {"transpose", "nchw2nhwc", "nhwc2nchw"}, any_isa, build_reorder},
     };
     return families;
 }
