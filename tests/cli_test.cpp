@@ -107,9 +107,9 @@ TEST(CliBadInput, NothingRunsBeforeTheWholeInputIsValid) {
 }
 
 TEST(Cli, CorrPassesAndPrintsTheSummary) {
-    const CommandRun run = run_benchfp("kernel --mode=corr --alg=relu,exp --frame=clobber,preserve,frame 1000003 17");
+    const CommandRun run = run_benchfp("kernel --mode=corr --alg=relu,exp,gelu_tanh,tanh --frame=clobber,preserve,frame 1000003 17");
     EXPECT_EQ(run.status, 0) << run.output;
-    EXPECT_NE(run.output.find("tests:12 passed:12 skipped:0 mistrusted:0 failed:0"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("tests:24 passed:24 skipped:0 mistrusted:0 failed:0"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("__REPRO: --mode=corr --kernel=eltwise --alg=exp"), std::string::npos);
 }
 
@@ -190,8 +190,65 @@ TEST(Cli, JsonRecordsEveryCase) {
     std::filesystem::remove(path);
 }
 
+// Per family: the CI batch against the reference, the unwind batch pinning the
+// three behaviours on every ISA.
+class CliFamily : public testing::TestWithParam<std::string> {};
+
+TEST_P(CliFamily, CiBatchPassesCorrectness) {
+    expect_sampled_run("kernel --mode=corr --batch=cases/" + GetParam() + "/ci", 0, {" failed:0", "PASSED"});
+}
+
+TEST_P(CliFamily, UnwindBatchPinsEveryPolicy) {
+    expect_sampled_run("kernel --mode=unwind --duration-ms=250 --batch=cases/" + GetParam() + "/unwind", 0,
+                       {" failed:0", "broken:0)", "skipped-caller:0 broken:0", "full:0/"});
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFamilies, CliFamily, testing::Values("eltwise", "reduce", "gemm", "conv", "reorder"),
+                         [](const auto& info) { return info.param; });
+
+TEST(CliPerf, PoliciesRunSideBySideWithRatios) {
+    const CommandRun run = run_benchfp(
+        "kernel --mode=perf --kernel=eltwise --frame=clobber,frame --vs=copy --max-ms-per-prb=50 65536");
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("clobber,65536,min:"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("frame-ratio:1.0000"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("vs-copy:"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("tests:2 passed:2"), std::string::npos) << run.output;
+}
+
+TEST(CliPerf, CsvTemplateHasAHeaderAndOneRowPerCase) {
+    const CommandRun run = run_benchfp(
+        "kernel --mode=perf --kernel=reduce --alg=sum --frame=clobber,frame --max-ms-per-prb=20 --perf-template=csv "
+        "4x4096");
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("kernel,alg,isa,frame,threads,problem,min_ms"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("reduce,sum,"), std::string::npos) << run.output;
+}
+
+TEST(CliPerf, CustomTemplateTokens) {
+    const CommandRun run = run_benchfp(
+        "kernel --mode=perf --kernel=gemm --max-ms-per-prb=20 '--perf-template=%kernel%/%frame%:%-Gflops%' m64n64k64");
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("gemm/frame:"), std::string::npos) << run.output;
+}
+
+TEST(CliBadInput, UnknownPerfTemplateToken) {
+    expect_usage_error("kernel --mode=perf '--perf-template=%nope%' 64", "%nope%");
+}
+TEST(CliBadInput, UnknownPeer) { expect_usage_error("kernel --mode=perf --vs=mkl 64", "'mkl'"); }
+TEST(CliBadInput, MalformedGemmProblem) { expect_usage_error("kernel --kernel=gemm m10n10", "'m10n10'"); }
+TEST(CliBadInput, MalformedConvProblem) { expect_usage_error("kernel --kernel=conv ic3ih7kh3", "oc missing"); }
+
+TEST(CliList, ShowsRegistersAndSpills) {
+    const CommandRun run = run_benchfp("kernel --mode=list --kernel=conv --isa=avx2 --frame=clobber,frame ic3ih7oc5kh3");
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("0:LISTED (gprs:14 callee-saved:6 (rbp,"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("1:LISTED (gprs:13 callee-saved:5 (rbx,"), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("spilled:0"), std::string::npos) << run.output;
+}
+
 TEST(Cli, CiBatchPinsTheThreeBehaviours) {
-    expect_sampled_run("kernel --batch=cases/eltwise/ci --mode=unwind --duration-ms=200", 0, {" failed:0"});
+    expect_sampled_run("kernel --batch=cases/eltwise/ci --mode=unwind --duration-ms=150", 0, {" failed:0"});
 }
 
 TEST(Cli, DefaultSuiteRunsAndPasses) { expect_sampled_run("", 0, {"--mode=corr", "--mode=unwind", " failed:0"}); }
