@@ -53,9 +53,8 @@ private:
             high ? this->vunpckhpd(d, a, b) : this->vunpcklpd(d, a, b);
         }
     }
-    // The 4 x 4 block at (r, c) of the current batch: ps = src + (r*cols + c)*4, pd = dst + (c*rows + r)*4.
-    void block() {
-        const Xmm x0(0), x1(1), x2(2), x3(3), t0(4), t1(5), t2(6), t3(7);
+    // ps = src + (r*cols + c)*4 and pd = dst + (c*rows + r)*4: element (r, c) and its place.
+    void point_cursors() {
         this->mov(ps_, r_);
         this->imul(ps_, row_bytes_);
         this->lea(ps_, this->ptr[ps_ + c_ * 4]);
@@ -64,6 +63,12 @@ private:
         this->imul(pd_, col_bytes_);
         this->lea(pd_, this->ptr[pd_ + r_ * 4]);
         this->add(pd_, dst_);
+    }
+
+    // The 4 x 4 block at (r, c) of the current batch.
+    void block() {
+        const Xmm x0(0), x1(1), x2(2), x3(3), t0(4), t1(5), t2(6), t3(7);
+        point_cursors();
         load_xmm(x0, this->ptr[ps_]);
         this->add(ps_, row_bytes_);
         load_xmm(x1, this->ptr[ps_]);
@@ -87,14 +92,7 @@ private:
 
     // dst[c][r] = src[r][c] for one element (the value passes through ps).
     void element() {
-        this->mov(ps_, r_);
-        this->imul(ps_, row_bytes_);
-        this->lea(ps_, this->ptr[ps_ + c_ * 4]);
-        this->add(ps_, src_);
-        this->mov(pd_, c_);
-        this->imul(pd_, col_bytes_);
-        this->lea(pd_, this->ptr[pd_ + r_ * 4]);
-        this->add(pd_, dst_);
+        point_cursors();
         this->mov(ps_.cvt32(), this->ptr[ps_]);
         this->mov(this->ptr[pd_], ps_.cvt32());
     }
