@@ -53,26 +53,31 @@ TEST_P(Canaries, Reorder) {
     expect_restored(*make_reorder_kernel(isa(), policy()), &args);
 }
 
-TEST_P(Canaries, Gemm) {
-    if (!gemm_supports(isa())) GTEST_SKIP() << "gemm: avx2 and avx512 only";
+// gemm and conv exist for avx2 and avx512 only.
+class CanariesFma : public Canaries {};
+
+TEST_P(CanariesFma, Gemm) {
     const GemmTile tile = gemm_tile(isa());
     const GemmArgs args{buf.a.data(), buf.b.data(), buf.c.data(), size_t(tile.nr) * 4, 9, 0.5f};
     expect_restored(*make_gemm_kernel(isa(), policy()), &args);
 }
 
-TEST_P(Canaries, ConvWithSpills) {
-    if (!conv_supports(isa())) GTEST_SKIP() << "conv: avx2 and avx512 only";
+TEST_P(CanariesFma, ConvWithSpills) {
     const ConvArgs args{buf.a.data(), buf.b.data(), buf.c.data(), 5, 5, 3, 21, 5, 3, 3, 1, 1, 1, 1, 1, 1, 0, 5};
     const auto kernel = make_conv_kernel(isa(), policy());
     EXPECT_GT(kernel->gprs().spilled(), 0);
     expect_restored(*kernel, &args);
 }
 
+std::string param_name(const testing::TestParamInfo<std::tuple<Isa, FramePolicy>>& info) {
+    return std::string(to_string(std::get<0>(info.param))) + "_" + to_string(std::get<1>(info.param));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllIsasPolicies, Canaries,
                          testing::Combine(testing::ValuesIn(all_isas), testing::ValuesIn(all_frame_policies)),
-                         [](const auto& info) {
-                             return std::string(to_string(std::get<0>(info.param))) + "_" +
-                                    to_string(std::get<1>(info.param));
-                         });
+                         param_name);
+INSTANTIATE_TEST_SUITE_P(FmaIsasAllPolicies, CanariesFma,
+                         testing::Combine(testing::Values(Isa::avx2, Isa::avx512), testing::ValuesIn(all_frame_policies)),
+                         param_name);
 
 }  // namespace

@@ -1,6 +1,7 @@
 #pragma once
 // The frame policy of a generated kernel (--frame). See DESIGN.md, "frame policy".
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,7 @@ enum class FramePolicy {
 inline constexpr FramePolicy all_frame_policies[] = {FramePolicy::clobber, FramePolicy::preserve, FramePolicy::frame};
 
 const char* to_string(FramePolicy policy);
+inline void PrintTo(FramePolicy policy, std::ostream* os) { *os << to_string(policy); }  // readable test names
 std::optional<FramePolicy> parse_frame_policy(std::string_view name);
 std::string known_frame_policies();
 

@@ -2,6 +2,7 @@
 // Instruction-set levels the kernels are built for, host detection, and the
 // cap (--max-isa / BENCHFP_MAX_CPU_ISA, like ONEDNN_MAX_CPU_ISA).
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@ enum class Isa { sse41, avx2, avx512 };  // ordered: each level includes the pre
 inline constexpr Isa all_isas[] = {Isa::sse41, Isa::avx2, Isa::avx512};
 
 const char* to_string(Isa isa);
+inline void PrintTo(Isa isa, std::ostream* os) { *os << to_string(isa); }  // readable test names
 std::optional<Isa> parse_isa(std::string_view name);
 std::string known_isas();  // "sse41, avx2, avx512" for messages
 
