@@ -1,0 +1,214 @@
+#include "alloc/pool.hpp"
+
+#include <cxxabi.h>
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace benchfp::alloc {
+
+std::atomic<bool> profiler_enabled{false};
+
+std::string demangled(const char* mangled) {
+    int status = 0;
+    std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(mangled, nullptr, nullptr, &status),
+                                                    &std::free);
+    return status == 0 && out ? out.get() : mangled;
+}
+
+namespace detail {
+
+namespace {
+
+// 64 GiB of address space, reserved once: pages are handed out by bumping an
+// offset and never unmapped, so a pointer's page header is always readable.
+// MAP_NORESERVE: the kernel backs only the pages that are touched.
+constexpr uintptr_t arena_bytes = uintptr_t{64} << 30;
+
+std::atomic<uintptr_t> arena_next{0};
+std::atomic<size_t> heaps_created{0}, heaps_adopted{0};
+
+std::mutex orphans_mutex;
+Heap* orphans = nullptr;  // heaps whose threads exited, waiting for new threads
+size_t orphan_count = 0;
+
+pthread_key_t heap_key;
+
+void hand_over(void* heap) {
+    // The thread is exiting: its heap (pages, free objects, remote frees in
+    // flight) goes to the next thread that needs one, instead of leaking.
+    std::lock_guard lock(orphans_mutex);
+    auto* h = static_cast<Heap*>(heap);
+    h->next_orphan = orphans;
+    orphans = h;
+    ++orphan_count;
+    this_thread_heap = nullptr;
+}
+
+struct Arena {
+    Arena() {
+        void* base = mmap(nullptr, arena_bytes + page_size, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (base == MAP_FAILED) throw std::bad_alloc();
+        arena_base = (reinterpret_cast<uintptr_t>(base) + page_size - 1) & ~(uintptr_t{page_size} - 1);
+        arena_size = arena_bytes;
+        pthread_key_create(&heap_key, hand_over);
+    }
+};
+
+void ensure_arena() {
+    static Arena arena;  // thread-safe, once
+}
+
+Heap* heap_for_this_thread() {
+    ensure_arena();
+    Heap* h = nullptr;
+    {
+        std::lock_guard lock(orphans_mutex);
+        if (orphans) {
+            h = orphans;
+            orphans = h->next_orphan;
+            --orphan_count;
+            heaps_adopted.fetch_add(1, std::memory_order_relaxed);
+        }
+    }
+    if (!h) {
+        h = new Heap();  // never deleted: pages and remote frees may point at it
+        heaps_created.fetch_add(1, std::memory_order_relaxed);
+    }
+    h->next_orphan = nullptr;
+    this_thread_heap = h;
+    pthread_setspecific(heap_key, h);
+    return h;
+}
+
+char* new_page(Heap* h, unsigned size_class) {
+    const uintptr_t offset = arena_next.fetch_add(page_size, std::memory_order_relaxed);
+    if (offset + page_size > arena_size) throw std::bad_alloc();
+    auto* page = reinterpret_cast<PageHeader*>(arena_base + offset);
+    page->owner = h;
+    page->size_class = size_class;
+    return reinterpret_cast<char*>(page) + page_header_size;
+}
+
+// A big or managed block: a header right before the pointer, at the block's
+// alignment, says where the mapping starts and how large it is.
+struct BigHeader {
+    static constexpr uint64_t big_magic = 0xb16b10c5b16b10c5ull;
+    uint64_t magic;
+    void* base;
+    size_t size;       // requested bytes (usable)
+    size_t alignment;
+};
+
+void* aligned_block(size_t size, size_t alignment) {
+    if (alignment < alignof(BigHeader) || (alignment & (alignment - 1)) != 0) throw std::bad_alloc();
+    const size_t header = (sizeof(BigHeader) + alignment - 1) & ~(alignment - 1);
+    void* base = std::malloc(size + header + alignment);
+    if (!base) throw std::bad_alloc();
+    const uintptr_t user = (reinterpret_cast<uintptr_t>(base) + header + alignment - 1) & ~(alignment - 1);
+    auto* h = reinterpret_cast<BigHeader*>(user) - 1;
+    *h = {BigHeader::big_magic, base, size, alignment};
+    return reinterpret_cast<void*>(user);
+}
+
+BigHeader* big_header(const void* p) {
+    auto* h = reinterpret_cast<BigHeader*>(const_cast<void*>(p)) - 1;
+    if (h->magic != BigHeader::big_magic) std::abort();  // not a block of this allocator
+    return h;
+}
+
+}  // namespace
+
+uintptr_t arena_base = 0;
+uintptr_t arena_size = 0;  // 0 until the arena exists: in_arena() is false for everything
+thread_local Heap* this_thread_heap = nullptr;
+
+void* alloc_small_slow(unsigned c) {
+    Heap* h = this_thread_heap ? this_thread_heap : heap_for_this_thread();
+    ClassState& state = h->classes[c];
+    if (state.free) {  // the fast path found no heap yet
+        FreeObject* head = state.free;
+        state.free = head->next;
+        return head;
+    }
+    // Take back everything other threads freed, in one exchange.
+    if (FreeObject* remote = h->remote[c].exchange(nullptr, std::memory_order_acquire)) {
+        state.free = remote->next;
+        return remote;
+    }
+    const size_t size = class_sizes[c];
+    if (state.bump + size > state.bump_end || !state.bump) {
+        state.bump = new_page(h, c);
+        state.bump_end = state.bump + (page_size - page_header_size) / size * size;
+    }
+    void* p = state.bump;
+    state.bump += size;
+    return p;
+}
+
+void free_remote(PageHeader* page, void* p) {
+    auto* object = static_cast<FreeObject*>(p);
+    std::atomic<FreeObject*>& list = page->owner->remote[page->size_class];
+    FreeObject* head = list.load(std::memory_order_relaxed);
+    do {
+        object->next = head;
+    } while (!list.compare_exchange_weak(head, object, std::memory_order_release, std::memory_order_relaxed));
+}
+
+void* big_alloc_untracked(size_t size) {
+    ensure_arena();
+    return aligned_block(size, 64);
+}
+
+void big_or_managed_free(void* p) {
+    std::free(big_header(p)->base);
+}
+
+}  // namespace detail
+
+void* pool_alloc(size_t size) { return pool_alloc_inner<true>(size, &unknown_type); }
+void* pool_alloc_unprofiled(size_t size) { return pool_alloc_inner<false>(size, &unknown_type); }
+[[gnu::noinline]] void* alloc_untracked(size_t size) { return pool_alloc_inner<false>(size, nullptr); }
+
+void* big_alloc(size_t size, const TypeInfo* type) {
+    void* p = detail::big_alloc_untracked(size);
+    if (__builtin_expect(profiler_enabled.load(std::memory_order_relaxed), 0)) detail::record_slow(p, size, size, type);
+    return p;
+}
+
+void* managed_alloc(size_t size, size_t alignment, const TypeInfo* type) {
+    detail::ensure_arena();
+    void* p = detail::aligned_block(size, alignment);
+    if (__builtin_expect(profiler_enabled.load(std::memory_order_relaxed), 0)) detail::record_slow(p, size, size, type);
+    return p;
+}
+
+void* managed_realloc(void* p, size_t new_size, const TypeInfo* type) {
+    if (!p) return managed_alloc(new_size, 64, type);
+    const detail::BigHeader* old = detail::big_header(p);
+    void* q = managed_alloc(new_size, old->alignment, type);
+    std::memcpy(q, p, std::min(old->size, new_size));
+    free(p);
+    return q;
+}
+
+size_t usable_size(const void* p) {
+    if (detail::in_arena(p)) return class_sizes[detail::page_of(p)->size_class];
+    return detail::big_header(p)->size;
+}
+
+PoolStats pool_stats() {
+    std::lock_guard lock(detail::orphans_mutex);
+    return {detail::arena_next.load() / page_size, detail::heaps_created.load(), detail::orphan_count,
+            detail::heaps_adopted.load()};
+}
+
+}  // namespace benchfp::alloc

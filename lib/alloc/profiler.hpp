@@ -1,0 +1,67 @@
+#pragma once
+// The allocation profiler: every allocation path calls into it only through
+// the hook in pool.hpp, so it costs nothing measurable while stopped.
+//
+// Sampling (Go's mprof, tcmalloc, jemalloc; Julia's sample_rate):
+//   all          every allocation;
+//   probability  each allocation with probability p (weight 1/p);
+//   bytes        one sample per `mean_bytes` allocated on average: the bytes to
+//                the next sample are drawn from an exponential distribution, so
+//                every byte has the same chance whatever the allocation sizes;
+//                an allocation of s bytes that is sampled stands for
+//                1 / (1 - exp(-s / mean)) allocations (the unbiased weight).
+// Stacks are return addresses walked through frame pointers from the
+// allocation site, bounded by the thread's stack and checked for alignment and
+// upward progress, so a broken chain ends the walk instead of faulting.
+// Records go to per-thread buffers (per-thread random state too): no global
+// lock on the recording path.
+#include "alloc/type_info.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace benchfp::alloc::profiler {
+
+enum class Sampling { all, probability, bytes };
+
+struct Options {
+    Sampling sampling = Sampling::bytes;
+    double probability = 1.0;       // for Sampling::probability
+    size_t mean_bytes = 512 * 1024; // for Sampling::bytes
+    int max_depth = 64;
+    uint64_t seed = 0;              // 0: from the clock
+};
+
+struct AllocationRecord {
+    const TypeInfo* type;
+    size_t requested, allocated;
+    std::vector<uintptr_t> stack;  // return addresses, innermost first
+    uint32_t thread;
+    uint64_t time_ns;
+    uintptr_t address;
+    double weight;  // allocations this sample stands for
+};
+
+struct FreeRecord {
+    uintptr_t address;
+    uint32_t thread;
+    uint64_t time_ns;
+    size_t allocation;  // index of the sampled allocation freed, in Profile::allocations
+};
+
+struct Profile {
+    Options options;
+    std::vector<AllocationRecord> allocations;
+    std::vector<FreeRecord> frees;  // frees of sampled objects: allocations - frees = in use
+    uint64_t dropped_frames = 0;    // stack walks cut at max_depth
+};
+
+void start(const Options& options);
+void stop();
+bool running();
+// Everything recorded since the last clear (may be called while running).
+Profile fetch();
+void clear();
+
+}  // namespace benchfp::alloc::profiler
