@@ -1,6 +1,16 @@
 #!/usr/bin/env bash
-# Runs benchfp's test suite (unit and end-to-end) through ctest.
+# Runs benchfp's test suite (unit and end-to-end) through ctest, then the
+# allocator's tests again under AddressSanitizer and ThreadSanitizer.
 # BENCHFP_REQUIRE_PERF=1 turns "perf_event_open refused" skips into failures (CI sets it).
+# BENCHFP_SANITIZERS=0 skips the sanitizer builds (quicker local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ctest --test-dir build --output-on-failure "$@"
+if [[ "${BENCHFP_SANITIZERS:-1}" != 0 ]]; then
+  for sanitizer in address thread; do
+    cmake -S . -B "build-$sanitizer" -DBENCHFP_SANITIZER="$sanitizer" -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+    cmake --build "build-$sanitizer" -j "$(nproc)" --target benchfp_alloc_tests
+    echo "== allocator tests under ${sanitizer} sanitizer"
+    ctest --test-dir "build-$sanitizer" --output-on-failure -R '^(Pool|Profiler)\.'
+  done
+fi

@@ -45,6 +45,8 @@ protected:
     // The kernel calls this once its arguments are in their registers. Until then
     // rbp still holds the caller's frame under every policy, so the prologue
     // window, where a sample's chain is one frame short by nature, ends here.
+    // Under clobber the first value the pool hands out is rbp: it must hold
+    // kernel data by this point, or samples right after it still see a frame.
     void setup_done();
 
     GprPool& pool() { return pool_; }

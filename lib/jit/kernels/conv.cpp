@@ -170,6 +170,9 @@ private:
         this->mov(t0_, shape(OC));
         this->shl(t0_, 2);
         this->mov(oc4_.operand(), t0_);
+        // The first register handed out (rbp under clobber) holds kernel data from
+        // here on, as the prologue window assumes: the tap cursor starts at src.
+        this->mov(p_src_, src_.operand());
         this->setup_done();
 
         Label oh_loop, oh_done, ow_loop, ow_done, oc_loop, oc_single, oc_tail, oc_done;
