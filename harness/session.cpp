@@ -76,6 +76,11 @@ void Session::parse(int argc, char** argv) {
     kernel->add_option("--period", run_.period, "fixed sample period in event units (overrides --freq)");
     kernel->add_option("--perf-template", run_.perf_template,
                        "perf: line template with %tokens% (see README), or default, csv");
+    CLI::App* alloc = app.add_subcommand("alloc", "the pool allocator and its allocation profiler");
+    alloc->require_subcommand(1);
+    CLI::App* profile =
+        alloc->add_subcommand("profile", "run a workload under the allocation profiler, write a pprof profile");
+    alloc_profile_.add_to(*profile);
 
     try {
         app.parse(argc, argv);
@@ -86,8 +91,12 @@ void Session::parse(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         throw UsageError(e.what());
     }
+    if (profile->parsed()) {
+        alloc_profile_requested_ = true;
+        return;
+    }
     if (argc == 1) command_line_.batches = {default_batch};
-    else if (!kernel->parsed()) throw UsageError("give a subcommand (kernel); see benchfp --help");
+    else if (!kernel->parsed()) throw UsageError("give a subcommand (kernel, alloc profile); see benchfp --help");
 
     if (!run_.max_isa.empty()) {
         isa_cap_ = jit::parse_isa(run_.max_isa);
@@ -109,6 +118,11 @@ const perf::EventChoice& Session::event() {
 }
 
 SampledCall* Session::next_sampled_call() {
+    if (alloc_profile_requested_ && !finished_) {
+        finished_ = true;
+        exit_status_ = run_alloc_profile(alloc_profile_);
+        return nullptr;
+    }
     if (pending_) finish_unwind();
     while (!done_ && next_case_ < cases_.size()) {
         const KernelCase& c = cases_[next_case_++];

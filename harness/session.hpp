@@ -1,6 +1,7 @@
 #pragma once
 // One invocation of benchfp: parses the command line, runs every case, and hands
 // main() each kernel call that must run under the sampler (see main.cpp).
+#include "alloc_profile.hpp"
 #include "callers.hpp"
 #include "case_options.hpp"
 #include "kernel_cases.hpp"
@@ -52,6 +53,8 @@ private:
     } run_;
     bool csv_header_printed_ = false;
     CaseOptions command_line_;
+    AllocProfileOptions alloc_profile_;
+    bool alloc_profile_requested_ = false;
     std::optional<jit::Isa> isa_cap_;
 
     std::vector<KernelCase> cases_;

@@ -6,8 +6,10 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake pkg-config
-  libxbyak-dev libpfm4-dev libcli11-dev libgtest-dev libdw-dev nlohmann-json3-dev
+  libxbyak-dev libpfm4-dev libcli11-dev libgtest-dev libbenchmark-dev libdw-dev nlohmann-json3-dev
   libdnnl-dev  # oneDNN: the peer of --vs=onednn
+  libprotobuf-dev protobuf-compiler zlib1g-dev  # pprof export of allocation profiles
+  valgrind  # instruction counts of the allocator hook (scripts/alloc_hook_instructions.sh)
 )
 
 missing=()

@@ -24,18 +24,21 @@ struct CommandRun {
     std::string output;  // stdout and stderr
 };
 
-// Runs benchfp from the source tree; `env` is prepended as shell assignments.
-CommandRun run_benchfp(const std::string& args, const std::string& env = "") {
-    const std::string command =
-        std::string("cd ") + BENCHFP_SOURCE_DIR + " && " + env + " " + BENCHFP_BIN + " " + args + " 2>&1";
+// Runs a shell command from the source tree, capturing stdout and stderr.
+CommandRun run_shell(const std::string& command) {
     CommandRun run;
-    FILE* pipe = popen(command.c_str(), "r");
+    FILE* pipe = popen((std::string("cd ") + BENCHFP_SOURCE_DIR + " && " + command + " 2>&1").c_str(), "r");
     if (!pipe) return run;
     std::array<char, 4096> buffer;
     while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.output.append(buffer.data(), n);
     const int status = pclose(pipe);
     run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return run;
+}
+
+// Runs benchfp; `env` is prepended as shell assignments.
+CommandRun run_benchfp(const std::string& args, const std::string& env = "") {
+    return run_shell(env + " " + BENCHFP_BIN + " " + args);
 }
 
 bool perf_required() {
@@ -245,6 +248,43 @@ TEST(CliList, ShowsRegistersAndSpills) {
     EXPECT_NE(run.output.find("0:LISTED (gprs:14 callee-saved:6 (rbp,"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("1:LISTED (gprs:13 callee-saved:5 (rbx,"), std::string::npos) << run.output;
     EXPECT_EQ(run.output.find("spilled:0"), std::string::npos) << run.output;
+}
+
+// `benchfp alloc profile` for every workload: a pprof file that protoc decodes
+// against the project's .proto, with the four sample types.
+class CliAllocProfile : public testing::TestWithParam<std::string> {};
+
+TEST_P(CliAllocProfile, WritesADecodablePprofWithTheFourSampleTypes) {
+    const auto dir = std::filesystem::temp_directory_path() / ("benchfp_alloc_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    const std::string out = (dir / (GetParam() + ".pb.gz")).string();
+    const CommandRun run = run_benchfp("alloc profile --workload=" + GetParam() + " --sample-bytes=65536 --out=" + out +
+                                       " --folded=" + out + ".folded --json=" + out + ".json");
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("alloc profile: workload=" + GetParam()), std::string::npos) << run.output;
+    const CommandRun decoded = run_shell("zcat " + out + " | protoc --decode=perftools.profiles.Profile "
+                                                 "--proto_path=lib/alloc lib/alloc/profile.proto");
+    ASSERT_EQ(decoded.status, 0) << decoded.output;
+    size_t sample_types = 0;
+    for (size_t at = 0; (at = decoded.output.find("sample_type {", at)) != std::string::npos; ++at) ++sample_types;
+    EXPECT_EQ(sample_types, 4u);
+    for (const char* name : {"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"})
+        EXPECT_NE(decoded.output.find(std::string("string_table: \"") + name + "\""), std::string::npos) << name;
+    const auto summary = nlohmann::json::parse(std::ifstream(out + ".json"));
+    EXPECT_GT(summary["samples"].get<int>(), 0);
+    std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllWorkloads, CliAllocProfile,
+                         testing::Values("arrays", "strings", "structs", "grow_array", "small_churn", "binary_trees",
+                                         "producer_consumer"),
+                         [](const auto& info) { return info.param; });
+
+TEST(CliBadInput, UnknownAllocWorkload) {
+    expect_usage_error("alloc profile --workload=nope --out=/tmp/never.pb.gz", "'nope'");
+}
+TEST(CliBadInput, ConflictingSamplingOptions) {
+    expect_usage_error("alloc profile --workload=structs --all --sample-rate=0.5 --out=/tmp/never.pb.gz", "excludes");
 }
 
 TEST(Cli, CiBatchPinsTheThreeBehaviours) {

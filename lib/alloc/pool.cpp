@@ -14,7 +14,7 @@
 
 namespace benchfp::alloc {
 
-std::atomic<bool> profiler_enabled{false};
+bool profiler_enabled = false;
 
 std::string demangled(const char* mangled) {
     int status = 0;
@@ -27,10 +27,13 @@ namespace detail {
 
 namespace {
 
-// 64 GiB of address space, reserved once: pages are handed out by bumping an
-// offset and never unmapped, so a pointer's page header is always readable.
-// MAP_NORESERVE: the kernel backs only the pages that are touched.
-constexpr uintptr_t arena_bytes = uintptr_t{64} << 30;
+// Up to 64 GiB of address space, reserved once: pages are handed out by bumping
+// an offset and never unmapped, so a pointer's page header is always readable.
+// MAP_NORESERVE: the kernel backs only the pages that are touched. Where that
+// much address space is refused (valgrind, ulimit -v), the arena halves until
+// it fits, down to 1 GiB.
+constexpr uintptr_t max_arena_bytes = uintptr_t{64} << 30;
+constexpr uintptr_t min_arena_bytes = uintptr_t{1} << 30;
 
 std::atomic<uintptr_t> arena_next{0};
 std::atomic<size_t> heaps_created{0}, heaps_adopted{0};
@@ -54,11 +57,15 @@ void hand_over(void* heap) {
 
 struct Arena {
     Arena() {
-        void* base = mmap(nullptr, arena_bytes + page_size, PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (base == MAP_FAILED) throw std::bad_alloc();
-        arena_base = (reinterpret_cast<uintptr_t>(base) + page_size - 1) & ~(uintptr_t{page_size} - 1);
-        arena_size = arena_bytes;
+        for (uintptr_t bytes = max_arena_bytes; bytes >= min_arena_bytes; bytes /= 2) {
+            void* base = mmap(nullptr, bytes + page_size, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (base == MAP_FAILED) continue;
+            arena_base = (reinterpret_cast<uintptr_t>(base) + page_size - 1) & ~(uintptr_t{page_size} - 1);
+            arena_size = bytes;
+            break;
+        }
+        if (!arena_size) throw std::bad_alloc();
         pthread_key_create(&heap_key, hand_over);
     }
 };
@@ -180,14 +187,14 @@ void* pool_alloc_unprofiled(size_t size) { return pool_alloc_inner<false>(size, 
 
 void* big_alloc(size_t size, const TypeInfo* type) {
     void* p = detail::big_alloc_untracked(size);
-    if (__builtin_expect(profiler_enabled.load(std::memory_order_relaxed), 0)) detail::record_slow(p, size, size, type);
+    if (__builtin_expect(profiler_on(), 0)) detail::record_slow(p, size, type);
     return p;
 }
 
 void* managed_alloc(size_t size, size_t alignment, const TypeInfo* type) {
     detail::ensure_arena();
     void* p = detail::aligned_block(size, alignment);
-    if (__builtin_expect(profiler_enabled.load(std::memory_order_relaxed), 0)) detail::record_slow(p, size, size, type);
+    if (__builtin_expect(profiler_on(), 0)) detail::record_slow(p, size, type);
     return p;
 }
 

@@ -3,6 +3,7 @@
 #include "alloc/pool.hpp"
 
 #include <pthread.h>
+#include <x86intrin.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <atomic>
 #include <unordered_map>
 
 namespace benchfp::alloc {
@@ -27,13 +29,37 @@ uint64_t now_ns() {
         .count();
 }
 
+// Records carry TSC ticks (a few cycles to read, where clock_gettime costs tens of
+// nanoseconds under a hypervisor); fetch() maps them to steady-clock nanoseconds
+// with the two points taken at start() and at fetch().
+uint64_t ticks() { return __rdtsc(); }
+struct ClockPoint {
+    uint64_t tick, ns;
+};
+ClockPoint clock_at_start{0, 0};
+ClockPoint clock_now() { return {ticks(), now_ns()}; }
+
+// A lock for paths that hold it for a few dozen instructions, never contended
+// in the common case (one owner thread, or a shard picked by address).
+class SpinLock {
+public:
+    void lock() {
+        while (flag_.test_and_set(std::memory_order_acquire))
+            while (flag_.test(std::memory_order_relaxed)) __builtin_ia32_pause();
+    }
+    void unlock() { flag_.clear(std::memory_order_release); }
+
+private:
+    std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
+};
+
 // A record in a thread's buffer: its frames live in the buffer's flat frame
 // array, so recording allocates nothing per record.
 struct RawRecord {
     const TypeInfo* type;
     size_t requested, allocated;
     uint32_t first_frame, depth;
-    uint64_t time_ns;
+    uint64_t time_ns;  // TSC ticks until fetch() converts them
     uintptr_t address;
     double weight;
 };
@@ -43,8 +69,9 @@ struct RawFree {
     uint64_t time_ns;
 };
 
+
 struct ThreadBuffer {
-    std::mutex mutex;  // the owner thread and fetch(): never contended while recording
+    SpinLock mutex;  // the owner thread and fetch(): never contended while recording
     std::vector<RawRecord> records;
     std::vector<uintptr_t> frames;
     std::vector<RawFree> frees;
@@ -94,14 +121,72 @@ ThreadState& thread_state() {
     return state;
 }
 
-// The sampled objects still alive, for frees: sharded so threads rarely meet.
-struct Shard {
-    std::mutex mutex;
-    std::unordered_map<uintptr_t, std::pair<ThreadBuffer*, uint32_t>> live;  // -> owning buffer, record index
+// The sampled objects still alive, for frees: sharded by address so threads
+// rarely meet, each shard an open-addressing table (no allocation per insert).
+struct LiveEntry {
+    uintptr_t address;  // 0: empty, 1: erased
+    ThreadBuffer* buffer;
+    uint32_t record;
 };
+
+class Shard {
+public:
+    void insert(uintptr_t address, ThreadBuffer* buffer, uint32_t record) {
+        std::lock_guard lock(lock_);
+        if (2 * (used_ + 1) > table_.size()) rehash(std::max<size_t>(64, 4 * live_));
+        LiveEntry* slot = find_slot(address, true);
+        if (slot->address <= 1) ++live_, used_ += slot->address == 0;
+        *slot = {address, buffer, record};
+    }
+    // Removes the entry of address; false when it was not sampled.
+    bool erase(uintptr_t address) {
+        std::lock_guard lock(lock_);
+        if (table_.empty()) return false;
+        LiveEntry* slot = find_slot(address, false);
+        if (!slot || slot->address != address) return false;
+        slot->address = 1;
+        --live_;
+        return true;
+    }
+    void clear() {
+        std::lock_guard lock(lock_);
+        table_.clear();
+        used_ = live_ = 0;
+    }
+
+private:
+    static size_t hash(uintptr_t a) { return (a >> 4) * 0x9E3779B97F4A7C15ull >> 20; }
+    LiveEntry* find_slot(uintptr_t address, bool for_insert) {
+        const size_t mask = table_.size() - 1;
+        LiveEntry* tombstone = nullptr;
+        for (size_t i = hash(address) & mask;; i = (i + 1) & mask) {
+            LiveEntry& e = table_[i];
+            if (e.address == address) return &e;
+            if (e.address == 1 && !tombstone) tombstone = &e;
+            if (e.address == 0) return for_insert && tombstone ? tombstone : (for_insert ? &e : nullptr);
+        }
+    }
+    void rehash(size_t capacity) {
+        size_t size = 64;
+        while (size < capacity) size *= 2;
+        std::vector<LiveEntry> old(size, LiveEntry{0, nullptr, 0});
+        old.swap(table_);
+        used_ = live_ = 0;
+        for (const LiveEntry& e : old)
+            if (e.address > 1) {
+                *find_slot(e.address, true) = e;
+                ++used_, ++live_;
+            }
+    }
+
+    SpinLock lock_;
+    std::vector<LiveEntry> table_;
+    size_t used_ = 0, live_ = 0;  // used counts erased slots too: they lengthen probes
+};
+
 constexpr size_t shard_count = 64;
 Shard shards[shard_count];
-Shard& shard_of(uintptr_t address) { return shards[(address >> 4) % shard_count]; }
+Shard& shard_of(uintptr_t address) { return shards[(address >> 6) % shard_count]; }
 
 // Decides whether this allocation is sampled; returns its weight, 0 if not.
 double sample_weight(ThreadState& t, size_t size) {
@@ -150,9 +235,10 @@ double sample_weight(ThreadState& t, size_t size) {
 
 namespace detail {
 
-void record_slow(void* p, size_t requested, size_t allocated, const TypeInfo* type) {
+void record_slow(void* p, size_t requested, const TypeInfo* type) {
     ThreadState& t = thread_state();
-    if (t.recording || !profiler_enabled.load(std::memory_order_relaxed)) return;
+    if (t.recording || !__atomic_load_n(&profiler_enabled, __ATOMIC_ACQUIRE)) return;
+    const size_t allocated = usable_size(p);
     const double weight = sample_weight(t, requested);
     if (weight == 0.0) return;
     t.recording = true;
@@ -163,31 +249,21 @@ void record_slow(void* p, size_t requested, size_t allocated, const TypeInfo* ty
         const auto first = static_cast<uint32_t>(b.frames.size());
         const uint32_t depth = capture_stack(t, b.frames, current_options.max_depth, b.dropped_frames);
         index = static_cast<uint32_t>(b.records.size());
-        b.records.push_back({type ? type : &unknown_type, requested, allocated, first, depth, now_ns(),
+        b.records.push_back({type ? type : &unknown_type, requested, allocated, first, depth, ticks(),
                              reinterpret_cast<uintptr_t>(p), weight});
     }
-    Shard& s = shard_of(reinterpret_cast<uintptr_t>(p));
-    {
-        std::lock_guard lock(s.mutex);
-        s.live[reinterpret_cast<uintptr_t>(p)] = {&b, index};
-    }
+    shard_of(reinterpret_cast<uintptr_t>(p)).insert(reinterpret_cast<uintptr_t>(p), &b, index);
     t.recording = false;
 }
 
 void record_free_slow(void* p) {
     ThreadState& t = thread_state();
     if (t.recording) return;
-    Shard& s = shard_of(reinterpret_cast<uintptr_t>(p));
-    {
-        std::lock_guard lock(s.mutex);
-        const auto it = s.live.find(reinterpret_cast<uintptr_t>(p));
-        if (it == s.live.end()) return;  // not sampled
-        s.live.erase(it);
-    }
+    if (!shard_of(reinterpret_cast<uintptr_t>(p)).erase(reinterpret_cast<uintptr_t>(p))) return;  // not sampled
     t.recording = true;
     {
         std::lock_guard lock(t.buffer->mutex);
-        t.buffer->frees.push_back({reinterpret_cast<uintptr_t>(p), now_ns()});
+        t.buffer->frees.push_back({reinterpret_cast<uintptr_t>(p), ticks()});
     }
     t.recording = false;
 }
@@ -198,16 +274,24 @@ namespace profiler {
 
 void start(const Options& options) {
     current_options = options;
-    profiler_enabled.store(true, std::memory_order_release);
+    clock_at_start = clock_now();
+    __atomic_store_n(&profiler_enabled, true, __ATOMIC_RELEASE);
 }
 
-void stop() { profiler_enabled.store(false, std::memory_order_release); }
+void stop() { __atomic_store_n(&profiler_enabled, false, __ATOMIC_RELEASE); }
 
-bool running() { return profiler_enabled.load(std::memory_order_acquire); }
+bool running() { return __atomic_load_n(&profiler_enabled, __ATOMIC_ACQUIRE); }
 
 Profile fetch() {
     Profile profile;
     profile.options = current_options;
+    const ClockPoint at_fetch = clock_now();
+    const double ns_per_tick = at_fetch.tick > clock_at_start.tick
+                                   ? double(at_fetch.ns - clock_at_start.ns) / double(at_fetch.tick - clock_at_start.tick)
+                                   : 0.0;
+    auto to_ns = [&](uint64_t tick) {
+        return clock_at_start.ns + static_cast<uint64_t>(double(int64_t(tick - clock_at_start.tick)) * ns_per_tick);
+    };
     std::unordered_map<uintptr_t, size_t> latest;  // address -> index of its latest sampled allocation
     std::vector<std::shared_ptr<ThreadBuffer>> all;
     {
@@ -222,11 +306,11 @@ Profile fetch() {
     for (const auto& b : all) {
         std::lock_guard lock(b->mutex);
         for (const RawRecord& r : b->records) {
-            AllocationRecord record{r.type, r.requested, r.allocated, {}, b->tid, r.time_ns, r.address, r.weight};
+            AllocationRecord record{r.type, r.requested, r.allocated, {}, b->tid, to_ns(r.time_ns), r.address, r.weight};
             record.stack.assign(b->frames.begin() + r.first_frame, b->frames.begin() + r.first_frame + r.depth);
             profile.allocations.push_back(std::move(record));
         }
-        for (const RawFree& f : b->frees) frees.push_back({f, b->tid});
+        for (const RawFree& f : b->frees) frees.push_back({{f.address, to_ns(f.time_ns)}, b->tid});
         profile.dropped_frames += b->dropped_frames;
     }
     // Pair each free with the latest sampled allocation of its address before it.
@@ -258,10 +342,7 @@ void clear() {
         b->frees.clear();
         b->dropped_frames = 0;
     }
-    for (Shard& s : shards) {
-        std::lock_guard lock(s.mutex);
-        s.live.clear();
-    }
+    for (Shard& s : shards) s.clear();
 }
 
 }  // namespace profiler
