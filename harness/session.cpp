@@ -81,6 +81,8 @@ void Session::parse(int argc, char** argv) {
     CLI::App* profile =
         alloc->add_subcommand("profile", "run a workload under the allocation profiler, write a pprof profile");
     alloc_profile_.add_to(*profile);
+    CLI::App* judge = app.add_subcommand("judge", "judge benchmark results against the stored baseline, write the report");
+    judge_.add_to(*judge);
 
     try {
         app.parse(argc, argv);
@@ -95,8 +97,12 @@ void Session::parse(int argc, char** argv) {
         alloc_profile_requested_ = true;
         return;
     }
+    if (judge->parsed()) {
+        judge_requested_ = true;
+        return;
+    }
     if (argc == 1) command_line_.batches = {default_batch};
-    else if (!kernel->parsed()) throw UsageError("give a subcommand (kernel, alloc profile); see benchfp --help");
+    else if (!kernel->parsed()) throw UsageError("give a subcommand (kernel, alloc profile, judge); see benchfp --help");
 
     if (!run_.max_isa.empty()) {
         isa_cap_ = jit::parse_isa(run_.max_isa);
@@ -118,9 +124,9 @@ const perf::EventChoice& Session::event() {
 }
 
 SampledCall* Session::next_sampled_call() {
-    if (alloc_profile_requested_ && !finished_) {
+    if ((alloc_profile_requested_ || judge_requested_) && !finished_) {
         finished_ = true;
-        exit_status_ = run_alloc_profile(alloc_profile_);
+        exit_status_ = alloc_profile_requested_ ? run_alloc_profile(alloc_profile_) : run_judge(judge_);
         return nullptr;
     }
     if (pending_) finish_unwind();

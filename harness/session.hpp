@@ -4,6 +4,7 @@
 #include "alloc_profile.hpp"
 #include "callers.hpp"
 #include "case_options.hpp"
+#include "judge_command.hpp"
 #include "kernel_cases.hpp"
 #include "perf/event.hpp"
 #include "perf/symbols.hpp"
@@ -55,6 +56,8 @@ private:
     CaseOptions command_line_;
     AllocProfileOptions alloc_profile_;
     bool alloc_profile_requested_ = false;
+    JudgeOptions judge_;
+    bool judge_requested_ = false;
     std::optional<jit::Isa> isa_cap_;
 
     std::vector<KernelCase> cases_;

@@ -2,19 +2,36 @@
 # Instructions per allocation that the profiler hook adds while the profiler is
 # off (compiled in vs compiled out), counted by callgrind: deterministic, unlike
 # time on a shared machine. Needs valgrind (Debian package) and a build.
-# Usage: scripts/alloc_hook_instructions.sh [N]   (default 1000000 allocations)
+# Usage: scripts/alloc_hook_instructions.sh [N] [--json FILE]   (default N = 1000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-n=${1:-1000000}
+n=1000000
+json=""
+while (($#)); do
+  case "$1" in
+    --json) json=$2; shift 2 ;;
+    *) n=$1; shift ;;
+  esac
+done
 count() {  # count VARIANT COUNT -> total instructions of the run
   valgrind --tool=callgrind --callgrind-out-file=/dev/null build/bench/benchfp_alloc_instructions "$1" "$2" 2>&1 |
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
+declare -A per
 for variant in compiled-out hook-off; do
   base=$(count "$variant" 0)
   total=$(count "$variant" "$n")
-  per=$(awk -v a="$total" -v b="$base" -v n="$n" 'BEGIN { printf "%.3f", (a - b) / n }')
-  echo "$variant: $per instructions per allocation+free ($total - $base over $n)"
-  eval "per_${variant//-/_}=$per"
+  per[$variant]=$(awk -v a="$total" -v b="$base" -v n="$n" 'BEGIN { printf "%.3f", (a - b) / n }')
+  echo "$variant: ${per[$variant]} instructions per allocation+free ($total - $base over $n)"
 done
-awk -v a="$per_hook_off" -v b="$per_compiled_out" 'BEGIN { printf "hook compiled in but off: %+.3f instructions per allocation\n", a - b }'
+hook=$(awk -v a="${per[hook-off]}" -v b="${per[compiled-out]}" 'BEGIN { printf "%.3f", a - b }')
+echo "hook compiled in but off: +$hook instructions per allocation"
+if [[ -n "$json" ]]; then
+  cat > "$json" <<JSON
+{
+  "pool_alloc+free, hook compiled out (instructions)": ${per[compiled-out]},
+  "pool_alloc+free, hook compiled in but off (instructions)": ${per[hook-off]},
+  "pool_alloc: hook compiled in but off, minus compiled out (instructions per allocation)": $hook
+}
+JSON
+fi

@@ -287,6 +287,46 @@ TEST(CliBadInput, ConflictingSamplingOptions) {
     expect_usage_error("alloc profile --workload=structs --all --sample-rate=0.5 --out=/tmp/never.pb.gz", "excludes");
 }
 
+// benchfp judge end to end on the checked-in baseline and tolerances: a corrupt
+// baseline is exit 2, the baseline judged against itself passes the tolerance
+// rows, and a run with a slower benchmark fails with that row marked.
+TEST(CliJudge, CorruptBaselineIsBadInputNeverAPass) {
+    const auto path = std::filesystem::temp_directory_path() / ("benchfp_corrupt_" + std::to_string(getpid()) + ".json");
+    std::ofstream(path) << "{\"schema\": \"benchfp.baseline/1\", \"benchm";
+    expect_usage_error("judge --current=results/baselines/alloc.json --baseline=" + path.string() +
+                           " --report=/tmp/benchfp_judge_report",
+                       path.string() + ": baseline is not valid JSON");
+    std::filesystem::remove(path);
+}
+
+TEST(CliJudge, ASlowerBenchmarkFailsTheGateWithItsRowMarked) {
+    // A current run made from the stored baseline (Google Benchmark's format), with
+    // one benchmark 30% slower: the time row of that benchmark must be :x:.
+    const auto doc = nlohmann::json::parse(std::ifstream(std::string(BENCHFP_SOURCE_DIR) + "/results/baselines/alloc.json"));
+    nlohmann::json current = {{"context", {{"benchfp_cpu", doc["fingerprint"]["cpu"]},
+                                           {"benchfp_isa", doc["fingerprint"]["isa"]},
+                                           {"benchfp_cores", std::to_string(doc["fingerprint"]["cores"].get<int>())}}},
+                              {"benchmarks", nlohmann::json::array()}};
+    for (const auto& [name, b] : doc["benchmarks"].items()) {
+        const double slow = name == "alloc/structs/off" ? 1.3 : 1.0;
+        current["benchmarks"].push_back({{"name", name},
+                                         {"run_name", name},
+                                         {"run_type", "iteration"},
+                                         {"real_time", b["min_ns"].get<double>() * slow},
+                                         {"time_unit", "ns"},
+                                         {"bytes_per_iteration", b["bytes_per_iteration"]}});
+    }
+    const auto path = std::filesystem::temp_directory_path() / ("benchfp_current_" + std::to_string(getpid()) + ".json");
+    std::ofstream(path) << current.dump();
+    const auto report = std::filesystem::temp_directory_path() / ("benchfp_report_" + std::to_string(getpid()));
+    const CommandRun run = run_benchfp("judge --current=" + path.string() + " --report=" + report.string());
+    EXPECT_EQ(run.status, 1) << run.output;
+    EXPECT_NE(run.output.find("| `alloc/structs/off` | 1.300 (5%) :x:"), std::string::npos) << run.output;
+    EXPECT_TRUE(std::filesystem::exists(report / "report.html"));
+    std::filesystem::remove(path);
+    std::filesystem::remove_all(report);
+}
+
 TEST(Cli, CiBatchPinsTheThreeBehaviours) {
     expect_sampled_run("kernel --batch=cases/eltwise/ci --mode=unwind --duration-ms=150", 0, {" failed:0"});
 }

@@ -1,0 +1,144 @@
+// The judge on fixed inputs: every verdict, NaN, missing and new benchmarks,
+// other machines, limits; and bad files, which never pass.
+#include "report/judge.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+using namespace benchfp::report;
+
+namespace {
+
+RunResults run(std::map<std::string, double> times, std::map<std::string, double> ratios = {},
+               Fingerprint fp = {"cpu", "avx512", 2}) {
+    RunResults r;
+    r.fingerprint = fp;
+    for (const auto& [name, ns] : times) r.benchmarks[name] = {ns, 1000.0, 5};
+    r.ratios = ratios;
+    return r;
+}
+
+const Row& row(const Judgement& j, const std::string& id, const std::string& kind) {
+    for (const Row& r : j.rows)
+        if (r.id == id && r.kind == kind) return r;
+    throw std::runtime_error("no row " + id + " " + kind);
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const auto path = std::filesystem::temp_directory_path() / ("benchfp_judge_" + std::to_string(getpid()) + name);
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+std::string error_of(const std::string& path) {
+    try {
+        read_baseline(path);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+}  // namespace
+
+TEST(Judge, VerdictsByTolerance) {
+    const RunResults base = run({{"g/a", 100}, {"g/b", 100}, {"g/c", 100}, {"g/d", 100}});
+    const RunResults cur = run({{"g/a", 106}, {"g/b", 94}, {"g/c", 104}, {"g/d", 96}});
+    const Judgement j = judge(cur, base, Tolerances{});
+    EXPECT_EQ(row(j, "g/a", "time").verdict, Verdict::regression);   // 1.06 - 0.05 > 1
+    EXPECT_EQ(row(j, "g/b", "time").verdict, Verdict::improvement);  // 0.94 + 0.05 < 1
+    EXPECT_EQ(row(j, "g/c", "time").verdict, Verdict::invariant);
+    EXPECT_EQ(row(j, "g/d", "time").verdict, Verdict::invariant);
+    EXPECT_EQ(row(j, "g/a", "memory").verdict, Verdict::invariant);
+    EXPECT_TRUE(j.failed());
+    EXPECT_EQ(j.regressions, 1);
+    EXPECT_EQ(j.improvements, 1);
+}
+
+TEST(Judge, GroupToleranceOverridesTheDefault) {
+    Tolerances t;
+    t.time_by_group["noisy"] = 0.25;
+    const Judgement j = judge(run({{"noisy/a", 120}, {"calm/a", 120}}), run({{"noisy/a", 100}, {"calm/a", 100}}), t);
+    EXPECT_EQ(row(j, "noisy/a", "time").verdict, Verdict::invariant);
+    EXPECT_EQ(row(j, "calm/a", "time").verdict, Verdict::regression);
+}
+
+TEST(Judge, NanIsInvalidAndFails) {
+    const Judgement j = judge(run({{"g/a", NAN}}), run({{"g/a", 100}}), Tolerances{});
+    EXPECT_EQ(row(j, "g/a", "time").verdict, Verdict::invalid);
+    EXPECT_TRUE(j.failed());
+}
+
+TEST(Judge, MissingFailsAndNewIsReported) {
+    const Judgement j = judge(run({{"g/new", 100}}), run({{"g/gone", 100}}), Tolerances{});
+    EXPECT_EQ(row(j, "g/gone", "time").verdict, Verdict::missing);
+    EXPECT_EQ(row(j, "g/new", "time").verdict, Verdict::added);
+    EXPECT_TRUE(j.failed());
+}
+
+TEST(Judge, OtherMachinesTimesAreReportedNotJudged) {
+    const Judgement j = judge(run({{"g/a", 300}}, {}, {"other", "avx2", 8}), run({{"g/a", 100}}), Tolerances{});
+    EXPECT_FALSE(j.same_machine);
+    EXPECT_EQ(row(j, "g/a", "time").verdict, Verdict::not_judged);
+    EXPECT_FALSE(j.failed());
+}
+
+TEST(Judge, InRunRatiosGateEverywhereWithLimits) {
+    Tolerances t;
+    t.ratio_rules.push_back({"hook off / compiled out", "off", "compiled_out", 1.01, {}});
+    RunResults cur = run({{"g/off", 103}, {"g/compiled_out", 100}}, {}, {"other", "x", 1});
+    compute_ratios(cur, t);
+    ASSERT_DOUBLE_EQ(cur.ratios.at("g: hook off / compiled out"), 1.03);
+    RunResults base = run({{"g/off", 100}, {"g/compiled_out", 100}}, {{"g: hook off / compiled out", 1.03}});
+    const Judgement j = judge(cur, base, t);
+    const Row& r = row(j, "g: hook off / compiled out", "ratio");
+    EXPECT_EQ(r.verdict, Verdict::regression);  // same as stored, but over the absolute limit
+    EXPECT_NE(r.note.find("limit"), std::string::npos);
+}
+
+TEST(Judge, ReportsShowOnlySignificantRowsAndTheMeaning) {
+    const RunResults base = run({{"g/a", 100}, {"g/b", 100}});
+    const RunResults cur = run({{"g/a", 150}, {"g/b", 100}});
+    const Judgement j = judge(cur, base, Tolerances{});
+    const ReportContext c{"abc123", "main", "today", "cur.json", "base.json"};
+    const std::string md = render_markdown(j, cur, base, c);
+    EXPECT_NE(md.find("| `g/a` | 1.500 (5%) :x:"), std::string::npos) << md;
+    EXPECT_EQ(md.find("`g/b`"), std::string::npos) << md;
+    EXPECT_NE(md.find("A ratio greater than `1.0` denotes a possible regression"), std::string::npos);
+    EXPECT_NE(md.find("*Commit:* abc123"), std::string::npos);
+    const std::string html = render_html(j, cur, base, c);
+    EXPECT_NE(html.find("<svg"), std::string::npos);
+    EXPECT_EQ(render_json(j, cur, base, c)["failed"], true);
+}
+
+TEST(Judge, BaselineRoundTrips) {
+    RunResults r = run({{"g/a", 123.5}}, {{"g: x", 0.9}});
+    r.instructions["count"] = 2;
+    const std::string path = write_temp("roundtrip.json", "");
+    write_baseline(path, r);
+    const RunResults back = read_baseline(path);
+    EXPECT_DOUBLE_EQ(back.benchmarks.at("g/a").min_ns, 123.5);
+    EXPECT_DOUBLE_EQ(back.ratios.at("g: x"), 0.9);
+    EXPECT_EQ(back.fingerprint, r.fingerprint);
+    std::filesystem::remove(path);
+}
+
+TEST(Judge, CorruptTruncatedOrMismatchedBaselinesNameTheFileAndTheProblem) {
+    const std::string corrupt = write_temp("corrupt.json", "{\"schema\": \"benchfp.baseline/1\", \"bench");
+    EXPECT_NE(error_of(corrupt).find(corrupt + ": baseline is not valid JSON"), std::string::npos) << error_of(corrupt);
+    const std::string other = write_temp("other.json", "{\"schema\": \"something/2\", \"benchmarks\": {}}");
+    EXPECT_NE(error_of(other).find("schema mismatch"), std::string::npos) << error_of(other);
+    const std::string empty = write_temp("empty.json",
+                                         "{\"schema\": \"benchfp.baseline/1\", \"fingerprint\": {\"cpu\": \"c\", "
+                                         "\"isa\": \"i\", \"cores\": 1}, \"benchmarks\": {}}");
+    EXPECT_NE(error_of(empty).find("no benchmark"), std::string::npos) << error_of(empty);
+    const std::string bad_value = write_temp("bad.json",
+                                             "{\"schema\": \"benchfp.baseline/1\", \"fingerprint\": {\"cpu\": \"c\", "
+                                             "\"isa\": \"i\", \"cores\": 1}, \"benchmarks\": {\"g/a\": {\"min_ns\": \"x\"}}}");
+    EXPECT_NE(error_of(bad_value).find("min_ns"), std::string::npos) << error_of(bad_value);
+    EXPECT_NE(error_of("/nonexistent/baseline.json").find("cannot open"), std::string::npos);
+    for (const auto& p : {corrupt, other, empty, bad_value}) std::filesystem::remove(p);
+}
