@@ -17,6 +17,7 @@
 #include "alloc/pool.hpp"
 #include "alloc/profiler.hpp"
 #include "jit/isa.hpp"
+#include "report/machine.hpp"
 
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
@@ -262,13 +263,6 @@ void run(benchmark::State& state, const Workload& w, const Variant& v) {
     state.counters["bytes_per_iteration"] = bytes;
 }
 
-std::string cpu_model() {
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line);)
-        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-    return "unknown";
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -279,7 +273,7 @@ int main(int argc, char** argv) {
                                          [&w, &v](benchmark::State& s) { run(s, w, v); });
     // The machine fingerprint the judge compares with the baseline's.
     const auto isa = benchfp::jit::host_isa();
-    benchmark::AddCustomContext("benchfp_cpu", cpu_model());
+    benchmark::AddCustomContext("benchfp_cpu", benchfp::report::cpu_model());
     benchmark::AddCustomContext("benchfp_isa", isa ? benchfp::jit::to_string(*isa) : "none");
     benchmark::AddCustomContext("benchfp_cores", std::to_string(sysconf(_SC_NPROCESSORS_ONLN)));
     benchmark::Initialize(&argc, argv);

@@ -11,7 +11,10 @@
 namespace benchfp::harness {
 
 void JudgeOptions::add_to(CLI::App& app) {
-    app.add_option("--current", current, "Google Benchmark JSON of this run (--benchmark_out)")->required();
+    app.add_option("--current", current, "Google Benchmark JSON of this build's run(s) (--benchmark_out); repeatable")
+        ->required();
+    app.add_option("--baseline-runs", baseline_runs,
+                   "Google Benchmark JSON of the other build's runs, judged against instead of --baseline (scripts/vs.sh)");
     app.add_option("--baseline", baseline, "stored baseline (default results/baselines/alloc.json)");
     app.add_option("--tolerances", tolerances, "tolerances and in-run ratio rules (default results/tolerances.json)");
     app.add_option("--instructions", instructions, "callgrind counts of this run: JSON object id -> count");
@@ -42,8 +45,19 @@ int run_judge(const JudgeOptions& o) {
     try {
         const report::Tolerances tolerances = report::read_tolerances(o.tolerances);
         // The baseline first: a broken baseline is the error to report, whatever the run.
-        const report::RunResults baseline = o.update_baseline ? report::RunResults{} : report::read_baseline(o.baseline);
-        report::RunResults current = report::read_google_benchmark(o.current);
+        auto read_runs = [](const std::vector<std::string>& paths) {
+            std::vector<report::RunResults> runs;
+            for (const std::string& path : paths) runs.push_back(report::read_google_benchmark(path));
+            return report::merge_runs(runs);
+        };
+        report::RunResults baseline;
+        if (!o.baseline_runs.empty()) {
+            baseline = read_runs(o.baseline_runs);
+            report::compute_ratios(baseline, tolerances);
+        } else if (!o.update_baseline) {
+            baseline = report::read_baseline(o.baseline);
+        }
+        report::RunResults current = read_runs(o.current);
         report::compute_ratios(current, tolerances);
         if (!o.instructions.empty()) {
             std::ifstream file(o.instructions);
@@ -60,12 +74,13 @@ int run_judge(const JudgeOptions& o) {
         if (o.update_baseline) {
             std::filesystem::create_directories(std::filesystem::path(o.baseline).parent_path());
             report::write_baseline(o.baseline, current);
-            std::cout << "benchfp: baseline " << o.baseline << " rewritten from " << o.current << " ("
+            std::cout << "benchfp: baseline " << o.baseline << " rewritten from " << current.source << " ("
                       << current.benchmarks.size() << " benchmarks, " << current.ratios.size() << " ratios)\n";
             return 0;
         }
         const report::Judgement judgement = report::judge(current, baseline, tolerances);
-        const report::ReportContext context{o.commit, o.baseline_label, today(), o.current, o.baseline};
+        const report::ReportContext context{o.commit, o.baseline_label, today(), current.source,
+                                            o.baseline_runs.empty() ? o.baseline : baseline.source};
         std::filesystem::create_directories(o.report_dir);
         const std::string markdown = report::render_markdown(judgement, current, baseline, context);
         write(std::filesystem::path(o.report_dir) / "report.md", markdown);

@@ -6,11 +6,13 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 namespace benchfp::harness {
 
 struct JudgeOptions {
-    std::string current;
+    std::vector<std::string> current;        // one or more runs of this build (min over all)
+    std::vector<std::string> baseline_runs;  // runs of the other build, instead of a stored baseline
     std::string baseline = "results/baselines/alloc.json";
     std::string tolerances = "results/tolerances.json";
     std::string instructions;  // JSON object: id -> instructions per operation

@@ -2,10 +2,15 @@
 # Runs benchfp's test suite (unit and end-to-end) through ctest, then the
 # allocator's tests again under AddressSanitizer and ThreadSanitizer.
 # BENCHFP_REQUIRE_PERF=1 turns "perf_event_open refused" skips into failures (CI sets it).
-# BENCHFP_SANITIZERS=0 skips the sanitizer builds (quicker local runs).
+# BENCHFP_SANITIZERS=0 skips the sanitizer builds, BENCHFP_GATE_E2E=0 the check
+# that the regression gate catches an injected slowdown (quicker local runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ctest --test-dir build --output-on-failure "$@"
+if [[ "${BENCHFP_GATE_E2E:-1}" != 0 ]]; then
+  echo "== the regression gate against a build with an injected fast-path slowdown"
+  scripts/gate_catches_slowdown.sh
+fi
 if [[ "${BENCHFP_SANITIZERS:-1}" != 0 ]]; then
   for sanitizer in address thread; do
     cmake -S . -B "build-$sanitizer" -DBENCHFP_SANITIZER="$sanitizer" -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null

@@ -12,6 +12,10 @@
 //   managed_alloc(...)       growable arrays: aligned, with managed_realloc
 // Every allocation is recorded exactly once, whichever path it takes.
 #include "alloc/size_classes.hpp"
+
+#ifndef BENCHFP_INJECT_ALLOC_SLOWDOWN
+#define BENCHFP_INJECT_ALLOC_SLOWDOWN 0
+#endif
 #include "alloc/type_info.hpp"
 
 #include <atomic>
@@ -86,6 +90,10 @@ inline PageHeader* page_of(const void* p) {
 template <bool Profiled = true>
 inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
     using namespace detail;
+#if BENCHFP_INJECT_ALLOC_SLOWDOWN > 0
+    // Only in builds configured to test the regression gate (see CMakeLists.txt).
+    for (int step = 0; step < BENCHFP_INJECT_ALLOC_SLOWDOWN; ++step) asm volatile("");
+#endif
     void* p;
     if (__builtin_expect(size > max_small_size, 0)) {
         p = big_alloc_untracked(size);

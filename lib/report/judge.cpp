@@ -97,6 +97,25 @@ RunResults read_google_benchmark(const std::string& path) {
     return r;
 }
 
+RunResults merge_runs(const std::vector<RunResults>& runs) {
+    if (runs.empty()) throw InputError("no results to merge");
+    RunResults merged = runs.front();
+    for (size_t i = 1; i < runs.size(); ++i) {
+        const RunResults& r = runs[i];
+        if (!(r.fingerprint == merged.fingerprint))
+            throw InputError(r.source + ": ran on " + r.fingerprint.describe() + ", not on " +
+                             merged.fingerprint.describe() + " like " + merged.source);
+        merged.source += " " + r.source;
+        for (const auto& [name, m] : r.benchmarks) {
+            auto [it, added] = merged.benchmarks.emplace(name, m);
+            if (added) continue;
+            it->second.min_ns = std::min(it->second.min_ns, m.min_ns);
+            it->second.repetitions += m.repetitions;
+        }
+    }
+    return merged;
+}
+
 RunResults read_baseline(const std::string& path) {
     const nlohmann::json doc = read_json(path, "baseline");
     const std::string schema = doc.is_object() ? doc.value("schema", "") : "";
@@ -210,7 +229,7 @@ namespace {
 // A value judged against its baseline and, when it has one, an absolute limit.
 Row judged(const std::string& id, const std::string& kind, const double* current, const double* baseline,
            double tolerance, double limit) {
-    Row row{id, kind, current ? *current : NAN, baseline ? *baseline : NAN, NAN, tolerance, limit};
+    Row row{id, kind, current ? *current : NAN, baseline ? *baseline : NAN, NAN, tolerance, limit, Verdict::invariant, ""};
     if (!current) {
         row.verdict = Verdict::missing;
         row.note = "in the baseline, not in this run";

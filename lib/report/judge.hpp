@@ -65,6 +65,9 @@ struct Tolerances {
 };
 
 RunResults read_google_benchmark(const std::string& path);
+// Several runs of the same suites (interleaved runs of one build): the minimum
+// over all of them per benchmark. Throws InputError when their machines differ.
+RunResults merge_runs(const std::vector<RunResults>& runs);
 RunResults read_baseline(const std::string& path);
 void write_baseline(const std::string& path, const RunResults& results);
 Tolerances read_tolerances(const std::string& path);
