@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build/bench/benchfp_alloc_gate --benchmark_repetitions="${BENCHFP_GATE_REPETITIONS:-5}" \
   --benchmark_enable_random_interleaving=true --benchmark_min_time="${BENCHFP_GATE_MIN_TIME:-0.1}" \
-  --benchmark_out=results/alloc-current.json --benchmark_out_format=json > /dev/null
+  --benchmark_out=results/alloc-current.json --benchmark_out_format=json > /dev/null 2>&1
 scripts/alloc_hook_instructions.sh 1000000 --json results/alloc-instructions.json
 build/benchfp judge --current=results/alloc-current.json --instructions=results/alloc-instructions.json \
   --commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$@"

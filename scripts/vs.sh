@@ -27,8 +27,8 @@ suite=(--benchmark_repetitions=3 --benchmark_enable_random_interleaving=true --b
 current=() baseline=()
 for ((i = 1; i <= rounds; ++i)); do
   echo "== round $i of $rounds: $ref, then this tree"
-  "$work/build/bench/benchfp_alloc_gate" "${suite[@]}" --benchmark_out="$out/ref-$i.json" >/dev/null
-  build/bench/benchfp_alloc_gate "${suite[@]}" --benchmark_out="$out/current-$i.json" >/dev/null
+  "$work/build/bench/benchfp_alloc_gate" "${suite[@]}" --benchmark_out="$out/ref-$i.json" >/dev/null 2>&1
+  build/bench/benchfp_alloc_gate "${suite[@]}" --benchmark_out="$out/current-$i.json" >/dev/null 2>&1
   baseline+=(--baseline-runs="$out/ref-$i.json")
   current+=(--current="$out/current-$i.json")
 done
