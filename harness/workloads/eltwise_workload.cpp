@@ -18,7 +18,7 @@ size_t parse_eltwise_problem(const std::string& problem, const std::string& wher
 }
 
 EltwiseWorkload::EltwiseWorkload(const KernelCase& c)
-    : Workload(c.threads), c_alg_(c.spec.alg), threads_(c.threads), alg_(*jit::parse_eltwise_alg(c.spec.alg)) {
+    : SlicedWorkload(c.threads), c_alg_(c.spec.alg), threads_(c.threads), alg_(*jit::parse_eltwise_alg(c.spec.alg)) {
     const size_t n = parse_eltwise_problem(c.problem, "problem");
     src_.resize(n);
     dst_.assign(n, 0.0f);
@@ -35,11 +35,6 @@ EltwiseWorkload::EltwiseWorkload(const KernelCase& c)
         slices_.push_back({src_.data() + begin, dst_.data() + begin, end - begin});
     }
     add_variant(c.spec);
-}
-
-void EltwiseWorkload::run(size_t variant) const {
-    const jit::KernelFn fn = kernel(variant).entry();
-    pool().parallel([&](int ithr, int) { benchfp_call_jit(fn, &slices_[ithr]); });
 }
 
 std::unique_ptr<Peer> EltwiseWorkload::onednn_peer() { return onednn_eltwise(c_alg_, src_.data(), dst_.data(), src_.size(), threads_); }

@@ -9,10 +9,9 @@ namespace benchfp::harness {
 // The element count of an eltwise problem: "N" or dims "AxBx...". Throws UsageError.
 size_t parse_eltwise_problem(const std::string& problem, const std::string& where);
 
-class EltwiseWorkload final : public Workload {
+class EltwiseWorkload final : public SlicedWorkload<jit::EltwiseArgs> {
 public:
     explicit EltwiseWorkload(const KernelCase& c);
-    void run(size_t variant) const override;
     std::unique_ptr<Peer> onednn_peer() override;
     CorrOutcome check() override;
     size_t input_bytes() const override { return 4 * src_.size(); }
@@ -21,11 +20,8 @@ public:
 private:
     std::string c_alg_;
     int threads_;
-    const void* direct_args() const override { return slices_.size() == 1 ? &slices_[0] : nullptr; }
-
     jit::EltwiseAlg alg_;
     FloatBuffer src_, dst_;
-    std::vector<jit::EltwiseArgs> slices_;  // one per thread
 };
 
 }  // namespace benchfp::harness

@@ -15,7 +15,7 @@ ReduceShape parse_reduce_problem(const std::string& problem, const std::string& 
 }
 
 ReduceWorkload::ReduceWorkload(const KernelCase& c)
-    : Workload(c.threads), c_alg_(c.spec.alg), threads_(c.threads), alg_(*jit::parse_reduce_alg(c.spec.alg)), shape_(parse_reduce_problem(c.problem, "problem")) {
+    : SlicedWorkload(c.threads), c_alg_(c.spec.alg), threads_(c.threads), alg_(*jit::parse_reduce_alg(c.spec.alg)), shape_(parse_reduce_problem(c.problem, "problem")) {
     src_.resize(shape_.rows * shape_.cols);
     dst_.assign(alg_ == jit::ReduceAlg::softmax ? src_.size() : shape_.rows, 0.0f);
     fill_uniform(src_, c.seed, -10.0f, 10.0f);
@@ -25,11 +25,6 @@ ReduceWorkload::ReduceWorkload(const KernelCase& c)
         slices_.push_back({src_.data() + begin * shape_.cols, dst_.data() + begin * dst_row, end - begin, shape_.cols});
     }
     add_variant(c.spec);
-}
-
-void ReduceWorkload::run(size_t variant) const {
-    const jit::KernelFn fn = kernel(variant).entry();
-    pool().parallel([&](int ithr, int) { benchfp_call_jit(fn, &slices_[ithr]); });
 }
 
 std::unique_ptr<Peer> ReduceWorkload::onednn_peer() { return onednn_reduce(c_alg_, src_.data(), dst_.data(), shape_.rows, shape_.cols, threads_); }

@@ -12,10 +12,9 @@ struct ReduceShape {
 // "COLS" (one row) or "AxBx...xCOLS": reduced over the last dim. Throws UsageError.
 ReduceShape parse_reduce_problem(const std::string& problem, const std::string& where);
 
-class ReduceWorkload final : public Workload {
+class ReduceWorkload final : public SlicedWorkload<jit::ReduceArgs> {
 public:
     explicit ReduceWorkload(const KernelCase& c);
-    void run(size_t variant) const override;
     std::unique_ptr<Peer> onednn_peer() override;
     CorrOutcome check() override;
     size_t input_bytes() const override { return 4 * src_.size(); }
@@ -24,12 +23,9 @@ public:
 private:
     std::string c_alg_;
     int threads_;
-    const void* direct_args() const override { return slices_.size() == 1 ? &slices_[0] : nullptr; }
-
     jit::ReduceAlg alg_;
     ReduceShape shape_;
     FloatBuffer src_, dst_;
-    std::vector<jit::ReduceArgs> slices_;  // rows split across threads
 };
 
 }  // namespace benchfp::harness

@@ -20,7 +20,7 @@ TransposeShape parse_reorder_problem(const std::string& alg, const std::string& 
 }
 
 ReorderWorkload::ReorderWorkload(const KernelCase& c)
-    : Workload(c.threads), s_(parse_reorder_problem(c.spec.alg, c.problem, "problem")), threads_(c.threads) {
+    : SlicedWorkload(c.threads), s_(parse_reorder_problem(c.spec.alg, c.problem, "problem")), threads_(c.threads) {
     src_.resize(s_.batch * s_.rows * s_.cols);
     dst_.assign(src_.size(), 0.0f);
     fill_uniform(src_, c.seed, -1.0f, 1.0f);
@@ -38,11 +38,6 @@ ReorderWorkload::ReorderWorkload(const KernelCase& c)
         }
     }
     add_variant(c.spec);
-}
-
-void ReorderWorkload::run(size_t variant) const {
-    const jit::KernelFn fn = kernel(variant).entry();
-    pool().parallel([&](int ithr, int) { benchfp_call_jit(fn, &slices_[ithr]); });
 }
 
 CorrOutcome ReorderWorkload::check() {

@@ -13,22 +13,18 @@ struct TransposeShape {
 };
 TransposeShape parse_reorder_problem(const std::string& alg, const std::string& problem, const std::string& where);
 
-class ReorderWorkload final : public Workload {
+class ReorderWorkload final : public SlicedWorkload<jit::ReorderArgs> {
 public:
     explicit ReorderWorkload(const KernelCase& c);
-    void run(size_t variant) const override;
     CorrOutcome check() override;
     double bytes() const override { return 8.0 * src_.size(); }
     size_t input_bytes() const override { return 4 * src_.size(); }
     std::unique_ptr<Peer> onednn_peer() override;
 
 private:
-    const void* direct_args() const override { return slices_.size() == 1 ? &slices_[0] : nullptr; }
-
     TransposeShape s_;
     int threads_;
     FloatBuffer src_, dst_;
-    std::vector<jit::ReorderArgs> slices_;  // batches, or rows when there is one batch, per thread
 };
 
 }  // namespace benchfp::harness

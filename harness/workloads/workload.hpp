@@ -2,6 +2,7 @@
 // A workload is a built kernel with its data: what a case runs, whatever the
 // mode. One implementation per kernel family (the family's driver).
 #include "jit/generator.hpp"
+#include "jit_call.hpp"
 #include "kernel_cases.hpp"
 #include "parallel.hpp"
 
@@ -94,6 +95,23 @@ protected:
 private:
     std::unique_ptr<ThreadPool> pool_;
     mutable std::vector<std::unique_ptr<VariantContext>> contexts_;
+};
+
+// A problem that is one call of the kernel per thread, each on its own slice of
+// the data (Args: the kernel's argument block). With one thread the problem is a
+// single call, and bar calls the kernel directly.
+template <typename Args>
+class SlicedWorkload : public Workload {
+public:
+    using Workload::Workload;
+    void run(size_t variant) const override {
+        const jit::KernelFn fn = kernel(variant).entry();
+        pool().parallel([&](int ithr, int) { benchfp_call_jit(fn, &slices_[ithr]); });
+    }
+
+protected:
+    const void* direct_args() const override { return slices_.size() == 1 ? &slices_[0] : nullptr; }
+    std::vector<Args> slices_;  // one per thread of the parallel section
 };
 
 // A plain streaming copy (memcpy) of `bytes`: the bandwidth reference.
