@@ -47,16 +47,17 @@ struct Session::PendingUnwind {
 };
 
 Session::Session(int argc, char** argv) {
+    auto bad_usage = [&](const std::exception& e) {
+        std::cerr << "benchfp: " << e.what() << '\n';
+        exit_status_ = 2;
+        done_ = true;
+    };
     try {
         parse(argc, argv);
     } catch (const UsageError& e) {
-        std::cerr << "benchfp: " << e.what() << '\n';
-        exit_status_ = 2;
-        done_ = true;
+        bad_usage(e);
     } catch (const std::invalid_argument& e) {  // e.g. a bad BENCHFP_MAX_CPU_ISA
-        std::cerr << "benchfp: " << e.what() << '\n';
-        exit_status_ = 2;
-        done_ = true;
+        bad_usage(e);
     }
 }
 
@@ -112,7 +113,9 @@ void Session::parse(int argc, char** argv) {
     }
     cases_ = expand_cases(command_line_, isa_cap_);
     run_.perf_template = resolve_perf_template(run_.perf_template);
-    format_perf_line(run_.perf_template, PerfLine{&cases_.front()});  // unknown tokens: exit 2 now, not later
+    PerfLine probe;
+    probe.c = &cases_.front();
+    format_perf_line(run_.perf_template, probe);  // unknown tokens: exit 2 now, not later
 }
 
 const perf::EventChoice& Session::event() {
@@ -253,7 +256,11 @@ void Session::run_perf_group(size_t first, size_t end) {
         csv_header_printed_ = true;
     }
     for (size_t v = 0; v < running.size(); ++v) {
-        PerfLine line{running[v], stats[v], workload->flops(), workload->bytes()};
+        PerfLine line;
+        line.c = running[v];
+        line.stats = stats[v];
+        line.flops = workload->flops();
+        line.bytes = workload->bytes();
         line.frame_ratio = stats[v].min_ms / stats[0].min_ms;
         nlohmann::json measures = {{"min_ms", stats[v].min_ms},        {"avg_ms", stats[v].avg_ms},
                                    {"rounds", stats[v].rounds},        {"calls_per_sample", stats[v].calls_per_sample},

@@ -1,10 +1,7 @@
 #include "workloads/eltwise_workload.hpp"
 
-#include "jit_call.hpp"
 #include "peers/onednn.hpp"
-#include "usage_error.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <sstream>
 #include <random>

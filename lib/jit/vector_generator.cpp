@@ -70,18 +70,9 @@ BENCHFP_UNI_BINARY(uni_psubd, psubd, vpsubd, false)
 #undef BENCHFP_UNI_BINARY
 
 template <typename Vmm>
-void VectorGenerator<Vmm>::uni_and(const Vmm& d, const Vmm& a, const Xbyak::Operand& b) {
-    if constexpr (is_avx512)
-        vpandd(d, a, b);  // vandps on zmm needs avx512dq; vpandd is avx512f
-    else
-        binary([this](const Vmm& x, const Xbyak::Operand& y) { andps(x, y); },
-               [this](const Vmm& x, const Vmm& y, const Xbyak::Operand& z) { vandps(x, y, z); }, d, a, b, true);
-}
-
-template <typename Vmm>
 void VectorGenerator<Vmm>::uni_xor(const Vmm& d, const Vmm& a, const Xbyak::Operand& b) {
     if constexpr (is_avx512)
-        vpxord(d, a, b);
+        vpxord(d, a, b);  // vxorps on zmm needs avx512dq; vpxord is avx512f
     else
         binary([this](const Vmm& x, const Xbyak::Operand& y) { xorps(x, y); },
                [this](const Vmm& x, const Vmm& y, const Xbyak::Operand& z) { vxorps(x, y, z); }, d, a, b, true);

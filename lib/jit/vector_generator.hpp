@@ -43,7 +43,6 @@ protected:
     void uni_div(const Vmm& d, const Vmm& a, const Xbyak::Operand& b);
     void uni_max(const Vmm& d, const Vmm& a, const Xbyak::Operand& b);
     void uni_min(const Vmm& d, const Vmm& a, const Xbyak::Operand& b);
-    void uni_and(const Vmm& d, const Vmm& a, const Xbyak::Operand& b);
     void uni_xor(const Vmm& d, const Vmm& a, const Xbyak::Operand& b);
     void uni_paddd(const Vmm& d, const Vmm& a, const Xbyak::Operand& b);
     void uni_psubd(const Vmm& d, const Vmm& a, const Xbyak::Operand& b);

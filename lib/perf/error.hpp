@@ -1,6 +1,7 @@
 #pragma once
 // Errors of the sampling layer, classified so that the harness can tell a user
-// what to do (lower perf_event_paranoid, use another event, sample longer).
+// what to do (lower perf_event_paranoid, use another event). A run without any
+// sample is not an error here: the unwind check reports it as an inconclusive case.
 #include <stdexcept>
 #include <string>
 
@@ -10,7 +11,6 @@ enum class ErrorKind {
     refused,     // EACCES/EPERM: paranoid level or missing CAP_PERFMON
     absent,      // ENOSYS/ENOENT: no perf_event_open, or the event does not exist here
     bad_event,   // libpfm4 cannot encode the event name
-    no_samples,  // the measured region produced no sample at all
     system,      // anything else (mmap, ioctl, ...)
 };
 
