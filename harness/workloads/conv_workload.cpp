@@ -48,7 +48,7 @@ ConvShape parse_conv_problem(const std::string& problem, const std::string& wher
 }
 
 ConvWorkload::ConvWorkload(const KernelCase& c)
-    : Workload(c.threads), s_(parse_conv_problem(c.problem, "problem")), threads_(c.threads) {
+    : Workload(c.threads), s_(parse_conv_problem(c.problem, "problem")) {
     src_.resize(s_.mb * s_.ih * s_.iw * s_.ic);
     wei_.resize(s_.kh * s_.kw * s_.ic * s_.oc);
     dst_.assign(s_.mb * s_.oh * s_.ow * s_.oc, 0.0f);
@@ -110,7 +110,7 @@ CorrOutcome ConvWorkload::check() {
 }
 
 std::unique_ptr<Peer> ConvWorkload::onednn_peer() {
-    return onednn_conv(s_, src_.data(), wei_.data(), dst_.data(), threads_);
+    return onednn_conv(s_, src_.data(), wei_.data(), dst_.data(), threads());
 }
 
 }  // namespace benchfp::harness

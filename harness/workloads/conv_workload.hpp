@@ -29,7 +29,6 @@ private:
     jit::ConvArgs args_for(size_t image, size_t oh_begin, size_t oh_end) const;
 
     ConvShape s_;
-    int threads_;
     FloatBuffer src_, wei_, dst_;
 };
 

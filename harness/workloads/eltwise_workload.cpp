@@ -15,7 +15,7 @@ size_t parse_eltwise_problem(const std::string& problem, const std::string& wher
 }
 
 EltwiseWorkload::EltwiseWorkload(const KernelCase& c)
-    : SlicedWorkload(c.threads), c_alg_(c.spec.alg), threads_(c.threads), alg_(*jit::parse_eltwise_alg(c.spec.alg)) {
+    : SlicedWorkload(c.threads), alg_(*jit::parse_eltwise_alg(c.spec.alg)) {
     const size_t n = parse_eltwise_problem(c.problem, "problem");
     src_.resize(n);
     dst_.assign(n, 0.0f);
@@ -34,7 +34,7 @@ EltwiseWorkload::EltwiseWorkload(const KernelCase& c)
     add_variant(c.spec);
 }
 
-std::unique_ptr<Peer> EltwiseWorkload::onednn_peer() { return onednn_eltwise(c_alg_, src_.data(), dst_.data(), src_.size(), threads_); }
+std::unique_ptr<Peer> EltwiseWorkload::onednn_peer() { return onednn_eltwise(jit::to_string(alg_), src_.data(), dst_.data(), src_.size(), threads()); }
 
 CorrOutcome EltwiseWorkload::check() {
     run(0);

@@ -18,8 +18,6 @@ public:
     double bytes() const override { return 2.0 * 4 * src_.size(); }
 
 private:
-    std::string c_alg_;
-    int threads_;
     jit::EltwiseAlg alg_;
     FloatBuffer src_, dst_;
 };

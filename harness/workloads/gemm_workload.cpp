@@ -85,7 +85,6 @@ GemmWorkload::GemmWorkload(const KernelCase& c)
     const size_t nc_max = (std::min(nc_block, shape_.n) + tile_.nr - 1) / tile_.nr * tile_.nr;
     b_packed_.resize(std::min(kc_block, shape_.k) * nc_max);
     a_packed_.resize(c.threads);
-    threads_ = c.threads;
     for (auto& a : a_packed_) a.resize(mc_tiles * tile_.mr * std::min(kc_block, shape_.k));
     add_variant(c.spec);
 }
@@ -181,7 +180,7 @@ CorrOutcome GemmWorkload::check() {
 }
 
 std::unique_ptr<Peer> GemmWorkload::onednn_peer() {
-    return onednn_sgemm(shape_.m, shape_.n, shape_.k, a_.data(), b_.data(), c_.data(), shape_.beta, threads_);
+    return onednn_sgemm(shape_.m, shape_.n, shape_.k, a_.data(), b_.data(), c_.data(), shape_.beta, threads());
 }
 
 }  // namespace benchfp::harness

@@ -39,7 +39,6 @@ private:
     FloatBuffer a_, b_, c_, c_initial_;
     mutable FloatBuffer b_packed_;
     mutable std::vector<FloatBuffer> a_packed_;  // one per thread
-    int threads_ = 1;
 };
 
 }  // namespace benchfp::harness

@@ -15,7 +15,7 @@ ReduceShape parse_reduce_problem(const std::string& problem, const std::string& 
 }
 
 ReduceWorkload::ReduceWorkload(const KernelCase& c)
-    : SlicedWorkload(c.threads), c_alg_(c.spec.alg), threads_(c.threads), alg_(*jit::parse_reduce_alg(c.spec.alg)), shape_(parse_reduce_problem(c.problem, "problem")) {
+    : SlicedWorkload(c.threads), alg_(*jit::parse_reduce_alg(c.spec.alg)), shape_(parse_reduce_problem(c.problem, "problem")) {
     src_.resize(shape_.rows * shape_.cols);
     dst_.assign(alg_ == jit::ReduceAlg::softmax ? src_.size() : shape_.rows, 0.0f);
     fill_uniform(src_, c.seed, -10.0f, 10.0f);
@@ -27,7 +27,7 @@ ReduceWorkload::ReduceWorkload(const KernelCase& c)
     add_variant(c.spec);
 }
 
-std::unique_ptr<Peer> ReduceWorkload::onednn_peer() { return onednn_reduce(c_alg_, src_.data(), dst_.data(), shape_.rows, shape_.cols, threads_); }
+std::unique_ptr<Peer> ReduceWorkload::onednn_peer() { return onednn_reduce(jit::to_string(alg_), src_.data(), dst_.data(), shape_.rows, shape_.cols, threads()); }
 
 CorrOutcome ReduceWorkload::check() {
     run(0);

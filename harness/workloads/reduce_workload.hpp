@@ -21,8 +21,6 @@ public:
     double bytes() const override { return 4.0 * (src_.size() + dst_.size()); }
 
 private:
-    std::string c_alg_;
-    int threads_;
     jit::ReduceAlg alg_;
     ReduceShape shape_;
     FloatBuffer src_, dst_;

@@ -20,7 +20,7 @@ TransposeShape parse_reorder_problem(const std::string& alg, const std::string& 
 }
 
 ReorderWorkload::ReorderWorkload(const KernelCase& c)
-    : SlicedWorkload(c.threads), s_(parse_reorder_problem(c.spec.alg, c.problem, "problem")), threads_(c.threads) {
+    : SlicedWorkload(c.threads), s_(parse_reorder_problem(c.spec.alg, c.problem, "problem")) {
     src_.resize(s_.batch * s_.rows * s_.cols);
     dst_.assign(src_.size(), 0.0f);
     fill_uniform(src_, c.seed, -1.0f, 1.0f);
@@ -51,7 +51,7 @@ CorrOutcome ReorderWorkload::check() {
 }
 
 std::unique_ptr<Peer> ReorderWorkload::onednn_peer() {
-    return onednn_transpose(src_.data(), dst_.data(), s_.batch, s_.rows, s_.cols, threads_);
+    return onednn_transpose(src_.data(), dst_.data(), s_.batch, s_.rows, s_.cols, threads());
 }
 
 }  // namespace benchfp::harness

@@ -23,7 +23,6 @@ public:
 
 private:
     TransposeShape s_;
-    int threads_;
     FloatBuffer src_, dst_;
 };
 

@@ -89,6 +89,7 @@ protected:
     // The argument block when the problem is one call of the kernel, else null.
     virtual const void* direct_args() const { return nullptr; }
     ThreadPool& pool() const { return *pool_; }
+    int threads() const { return pool_->size(); }  // of the parallel section, the calling thread included
 
     std::vector<std::unique_ptr<jit::Generator>> kernels_;
 
