@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per allocation that the profiler hook adds while the profiler is
-# off (compiled in vs compiled out), counted by callgrind: deterministic, unlike
-# time on a shared machine. Needs valgrind (Debian package) and a build.
+# off, and while it byte-samples at 512 KiB (both against the hook compiled
+# out), counted by callgrind: deterministic, unlike time on a shared machine.
+# Needs valgrind (Debian package) and a build.
 # Usage: scripts/alloc_hook_instructions.sh [N] [--json FILE]   (default N = 1000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,20 +19,24 @@ count() {  # count VARIANT COUNT -> total instructions of the run
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 declare -A per
-for variant in compiled-out hook-off; do
+for variant in compiled-out hook-off sampled-512k; do
   base=$(count "$variant" 0)
   total=$(count "$variant" "$n")
   per[$variant]=$(awk -v a="$total" -v b="$base" -v n="$n" 'BEGIN { printf "%.3f", (a - b) / n }')
   echo "$variant: ${per[$variant]} instructions per allocation+free ($total - $base over $n)"
 done
 hook=$(awk -v a="${per[hook-off]}" -v b="${per[compiled-out]}" 'BEGIN { printf "%.3f", a - b }')
+sampled=$(awk -v a="${per[sampled-512k]}" -v b="${per[compiled-out]}" 'BEGIN { printf "%.3f", a - b }')
 echo "hook compiled in but off: +$hook instructions per allocation"
+echo "byte sampling at 512 KiB: +$sampled instructions per allocation"
 if [[ -n "$json" ]]; then
   cat > "$json" <<JSON
 {
   "pool_alloc+free, hook compiled out (instructions)": ${per[compiled-out]},
   "pool_alloc+free, hook compiled in but off (instructions)": ${per[hook-off]},
-  "pool_alloc: hook compiled in but off, minus compiled out (instructions per allocation)": $hook
+  "pool_alloc+free, byte sampling at 512 KiB (instructions)": ${per[sampled-512k]},
+  "pool_alloc: hook compiled in but off, minus compiled out (instructions per allocation)": $hook,
+  "pool_alloc: byte sampling at 512 KiB, minus compiled out (instructions per allocation)": $sampled
 }
 JSON
 fi

@@ -10,6 +10,7 @@ packages=(
   libdnnl-dev  # oneDNN: the peer of --vs=onednn
   libprotobuf-dev protobuf-compiler zlib1g-dev  # pprof export of allocation profiles
   valgrind  # instruction counts of the allocator hook (scripts/alloc_hook_instructions.sh)
+  libjemalloc-dev libmimalloc-dev libgoogle-perftools-dev  # the allocator gate's peers (bench/alloc_gate.cpp)
 )
 
 missing=()

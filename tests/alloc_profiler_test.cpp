@@ -8,8 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <random>
+#include <cstring>
+#include <thread>
 
 using namespace benchfp;
 using alloc::profiler::Sampling;
@@ -90,8 +93,14 @@ TEST(Profiler, FreesOfSampledObjectsGiveTheInUseProfile) {
     const auto profile = alloc::profiler::fetch();
     EXPECT_EQ(profile.allocations.size(), 100u);
     EXPECT_EQ(profile.frees.size(), 60u);
-    for (int i = 60; i < 100; ++i) alloc::free(blocks[i]);  // profiler stopped: not recorded
-    EXPECT_EQ(alloc::profiler::fetch().frees.size(), 60u);
+    // Stopped, frees of sampled objects are still recorded: the in-use profile stays true.
+    for (int i = 60; i < 100; ++i) alloc::free(blocks[i]);
+    EXPECT_EQ(alloc::profiler::fetch().frees.size(), 100u);
+    // Sampled objects live on sampled pages (their frees take the slow path), others do not.
+    for (void* p : blocks) EXPECT_TRUE(alloc::detail::page_of(p)->owner_word & alloc::detail::sampled_page);
+    void* unsampled = alloc::pool_alloc(64);
+    EXPECT_FALSE(alloc::detail::page_of(unsampled)->owner_word & alloc::detail::sampled_page);
+    alloc::free(unsampled);
 }
 
 TEST(Profiler, NothingIsRecordedWhileStopped) {
@@ -139,4 +148,64 @@ TEST(Profiler, ByteSamplingTotalsAreUnbiased) {
     EXPECT_NEAR(static_cast<double>(profile.allocations.size()), samples, 5 * std::sqrt(samples));
     EXPECT_NEAR(estimated_bytes / true_bytes, 1.0, bound);
     EXPECT_NEAR(estimated_count / 1e6, 1.0, bound);
+}
+
+// start() reaches threads that allocated before it (their countdown is poked),
+// and threads born after it record from their first allocation.
+TEST(Profiler, StartReachesRunningAndNewThreads) {
+    std::atomic<int> phase{0};
+    std::vector<void*> early_blocks, late_blocks;
+    std::thread early([&] {
+        alloc::free(alloc::pool_alloc(32));  // known to the profiler, countdown re-armed as stopped
+        phase = 1;
+        while (phase != 2) std::this_thread::yield();
+        for (int i = 0; i < 10; ++i) early_blocks.push_back(alloc::pool_alloc(32));
+    });
+    while (phase != 1) std::this_thread::yield();
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    phase = 2;
+    early.join();
+    std::thread late([&] {
+        for (int i = 0; i < 7; ++i) late_blocks.push_back(alloc::pool_alloc(32));
+    });
+    late.join();
+    alloc::profiler::stop();
+    const auto profile = alloc::profiler::fetch();
+    EXPECT_EQ(profile.allocations.size(), 17u);
+    for (void* p : early_blocks) alloc::free(p);
+    for (void* p : late_blocks) alloc::free(p);
+}
+
+// A sampled object freed by another thread: the free is recorded and the block
+// goes back to its sampled page's heap, from where it is handed out again.
+TEST(Profiler, CrossThreadFreeOfASampledObjectIsRecordedAndTheBlockReused) {
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    void* p = alloc::pool_alloc(96);
+    std::memset(p, 0xab, 96);
+    std::thread([p] { alloc::free(p); }).join();
+    void* q = nullptr;
+    for (int i = 0; i < 1000 && q != p; ++i) q = alloc::pool_alloc(96);  // leaked on purpose if not p
+    alloc::profiler::stop();
+    const auto profile = alloc::profiler::fetch();
+    ASSERT_EQ(profile.frees.size(), 1u);
+    EXPECT_EQ(profile.frees[0].address, reinterpret_cast<uintptr_t>(p));
+    EXPECT_EQ(q, p) << "the remotely freed sampled block was not handed out again";
+    alloc::free(q);
+}
+
+// Big blocks: a sampled one's free is recorded; one allocated while stopped is not.
+TEST(Profiler, OnlySampledBigBlocksReachTheProfilerWhenFreed) {
+    void* unsampled = alloc::big_alloc(50000);
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    void* sampled = alloc::big_alloc(50000);
+    alloc::profiler::stop();
+    alloc::free(unsampled);
+    alloc::free(sampled);
+    const auto profile = alloc::profiler::fetch();
+    ASSERT_EQ(profile.allocations.size(), 1u);
+    ASSERT_EQ(profile.frees.size(), 1u);
+    EXPECT_EQ(profile.frees[0].address, reinterpret_cast<uintptr_t>(sampled));
 }

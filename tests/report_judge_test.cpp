@@ -16,7 +16,7 @@ RunResults run(std::map<std::string, double> times, std::map<std::string, double
                Fingerprint fp = {"cpu", "avx512", 2}) {
     RunResults r;
     r.fingerprint = fp;
-    for (const auto& [name, ns] : times) r.benchmarks[name] = {ns, 1000.0, 5};
+    for (const auto& [name, ns] : times) r.benchmarks[name] = {ns, 1000.0, 5, {}};
     r.ratios = ratios;
     return r;
 }
@@ -141,4 +141,38 @@ TEST(Judge, CorruptTruncatedOrMismatchedBaselinesNameTheFileAndTheProblem) {
     EXPECT_NE(error_of(bad_value).find("min_ns"), std::string::npos) << error_of(bad_value);
     EXPECT_NE(error_of("/nonexistent/baseline.json").find("cannot open"), std::string::npos);
     for (const auto& p : {corrupt, other, empty, bad_value}) std::filesystem::remove(p);
+}
+
+// The suite's own JSON: chunked benchmarks (manual time, ns_per_iteration) with
+// paired ratios; the in-run ratios come from the pairs' medians, chained where
+// needed, and fall back to the minimum times only where nothing was paired.
+TEST(Judge, PairedRatiosFromTheSuiteJsonWinOverMinimumTimes) {
+    const auto entry = [](const std::string& name, double ns, const std::string& counters) {
+        return "{\"name\": \"" + name + "/manual_time\", \"run_name\": \"" + name +
+               "/manual_time\", \"run_type\": \"iteration\", \"real_time\": 99999, \"time_unit\": \"ns\", "
+               "\"bytes_per_iteration\": 64, \"ns_per_iteration\": " + std::to_string(ns) + counters + "}";
+    };
+    const std::string path = write_temp("suite.json",
+        "{\"context\": {\"benchfp_cpu\": \"cpu\", \"benchfp_isa\": \"avx512\", \"benchfp_cores\": \"2\"}, \"benchmarks\": [" +
+        entry("alloc/w/compiled_out", 100, "") + ", " +
+        entry("alloc/w/off", 90, ", \"ratio_to_compiled_out\": 1.02") + ", " +
+        entry("alloc/w/off", 95, ", \"ratio_to_compiled_out\": 1.04") + ", " +
+        entry("alloc/w/off", 80, ", \"ratio_to_compiled_out\": 1.03") + ", " +
+        entry("alloc/w/sampled_512k", 70, ", \"ratio_to_off\": 1.01") + ", " +
+        entry("alloc/w/glibc", 300, "") + "]}");
+    RunResults r = read_google_benchmark(path);
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.benchmarks.count("alloc/w/off"), 1u);  // "/manual_time" dropped
+    EXPECT_DOUBLE_EQ(r.benchmarks.at("alloc/w/off").min_ns, 80);  // ns_per_iteration, not real_time
+    EXPECT_EQ(r.benchmarks.at("alloc/w/off").repetitions, 3);
+    Tolerances t;
+    t.ratio_rules = {{"off / co", "off", "compiled_out", 0, {}},
+                     {"co / off", "compiled_out", "off", 0, {}},
+                     {"sampled / co", "sampled_512k", "compiled_out", 0, {}},
+                     {"pool / glibc", "compiled_out", "glibc", 0, {}}};
+    compute_ratios(r, t);
+    EXPECT_DOUBLE_EQ(r.ratios.at("alloc/w: off / co"), 1.03);  // median of the pairs, not 80 / 100
+    EXPECT_DOUBLE_EQ(r.ratios.at("alloc/w: co / off"), 1 / 1.03);
+    EXPECT_DOUBLE_EQ(r.ratios.at("alloc/w: sampled / co"), 1.01 * 1.03);  // through off
+    EXPECT_DOUBLE_EQ(r.ratios.at("alloc/w: pool / glibc"), 100.0 / 300.0);  // not paired: minimum times
 }

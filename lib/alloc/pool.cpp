@@ -15,6 +15,7 @@
 namespace benchfp::alloc {
 
 bool profiler_enabled = false;
+thread_local int64_t detail::sample_countdown = 0;
 
 std::string demangled(const char* mangled) {
     int status = 0;
@@ -100,7 +101,7 @@ char* new_page(Heap* h, unsigned size_class) {
     const uintptr_t offset = arena_next.fetch_add(page_size, std::memory_order_relaxed);
     if (offset + page_size > arena_size) throw std::bad_alloc();
     auto* page = reinterpret_cast<PageHeader*>(arena_base + offset);
-    page->owner = h;
+    page->owner_word = reinterpret_cast<uintptr_t>(h) | (h->sampled_pages ? sampled_page : 0);
     page->size_class = size_class;
     return reinterpret_cast<char*>(page) + page_header_size;
 }
@@ -113,6 +114,7 @@ struct BigHeader {
     void* base;
     size_t size;       // requested bytes (usable)
     size_t alignment;
+    bool sampled;      // recorded by the profiler: its free is recorded too
 };
 
 void* aligned_block(size_t size, size_t alignment) {
@@ -122,7 +124,7 @@ void* aligned_block(size_t size, size_t alignment) {
     if (!base) throw std::bad_alloc();
     const uintptr_t user = (reinterpret_cast<uintptr_t>(base) + header + alignment - 1) & ~(alignment - 1);
     auto* h = reinterpret_cast<BigHeader*>(user) - 1;
-    *h = {BigHeader::big_magic, base, size, alignment};
+    *h = {BigHeader::big_magic, base, size, alignment, false};
     return reinterpret_cast<void*>(user);
 }
 
@@ -138,8 +140,11 @@ uintptr_t arena_base = 0;
 uintptr_t arena_size = 0;  // 0 until the arena exists: in_arena() is false for everything
 thread_local Heap* this_thread_heap = nullptr;
 
-void* alloc_small_slow(unsigned c) {
-    Heap* h = this_thread_heap ? this_thread_heap : heap_for_this_thread();
+namespace {
+
+// An object of class c from heap h, once its free list is empty: what other
+// threads freed, else the bump area, else a new page.
+void* alloc_from(Heap* h, unsigned c) {
     ClassState& state = h->classes[c];
     if (state.free) {  // the fast path found no heap yet
         FreeObject* head = state.free;
@@ -161,9 +166,41 @@ void* alloc_small_slow(unsigned c) {
     return p;
 }
 
-void free_remote(PageHeader* page, void* p) {
+void push_local(Heap* h, unsigned c, void* p) {
     auto* object = static_cast<FreeObject*>(p);
-    std::atomic<FreeObject*>& list = page->owner->remote[page->size_class];
+    object->next = h->classes[c].free;
+    h->classes[c].free = object;
+}
+
+}  // namespace
+
+void* alloc_small_slow(unsigned c) {
+    return alloc_from(this_thread_heap ? this_thread_heap : heap_for_this_thread(), c);
+}
+
+void* sampled_block(void* p) {
+    if (!in_arena(p)) {
+        big_header(p)->sampled = true;
+        return p;
+    }
+    const PageHeader* page = page_of(p);
+    Heap* h = page->owner();  // this thread's: p was just allocated here
+    if (!h->sampled) {
+        h->sampled = new Heap();
+        h->sampled->sampled_pages = true;
+    }
+    void* moved = alloc_from(h->sampled, page->size_class);
+    push_local(h, page->size_class, p);
+    return moved;
+}
+
+void free_slow(PageHeader* page, void* p) {
+    if (page->owner_word & sampled_page) record_free_slow(p);
+    Heap* owner = page->owner();
+    if (owner == this_thread_heap) return push_local(owner, page->size_class, p);
+    // Another thread's heap, or a sampled page (its heap is reached only from here).
+    auto* object = static_cast<FreeObject*>(p);
+    std::atomic<FreeObject*>& list = owner->remote[page->size_class];
     FreeObject* head = list.load(std::memory_order_relaxed);
     do {
         object->next = head;
@@ -176,26 +213,24 @@ void* big_alloc_untracked(size_t size) {
 }
 
 void big_or_managed_free(void* p) {
-    std::free(big_header(p)->base);
+    BigHeader* header = big_header(p);
+    if (header->sampled) record_free_slow(p);
+    std::free(header->base);
 }
 
 }  // namespace detail
 
-void* pool_alloc(size_t size) { return pool_alloc_inner<true>(size, &unknown_type); }
-void* pool_alloc_unprofiled(size_t size) { return pool_alloc_inner<false>(size, &unknown_type); }
+[[gnu::aligned(64)]] void* pool_alloc(size_t size) { return pool_alloc_inner<true>(size, &unknown_type); }
+[[gnu::aligned(64)]] void* pool_alloc_unprofiled(size_t size) { return pool_alloc_inner<false>(size, &unknown_type); }
 [[gnu::noinline]] void* alloc_untracked(size_t size) { return pool_alloc_inner<false>(size, nullptr); }
 
 void* big_alloc(size_t size, const TypeInfo* type) {
-    void* p = detail::big_alloc_untracked(size);
-    if (__builtin_expect(profiler_on(), 0)) detail::record_slow(p, size, type);
-    return p;
+    return detail::sample_point(detail::big_alloc_untracked(size), size, type);
 }
 
 void* managed_alloc(size_t size, size_t alignment, const TypeInfo* type) {
     detail::ensure_arena();
-    void* p = detail::aligned_block(size, alignment);
-    if (__builtin_expect(profiler_on(), 0)) detail::record_slow(p, size, type);
-    return p;
+    return detail::sample_point(detail::aligned_block(size, alignment), size, type);
 }
 
 void* managed_realloc(void* p, size_t new_size, const TypeInfo* type) {

@@ -1,8 +1,8 @@
 #pragma once
 // benchfp's pool allocator: size-class pools of 16 KiB pages, one heap per
 // thread, explicit free. The fast path is here, inline: a table lookup, a
-// free-list pop, and the profiler hook (one load and one not-taken branch when
-// the profiler is off). Everything slow is out of line in pool.cpp.
+// free-list pop, and the profiler hook (a count decrement and one not-taken
+// branch, stopped or byte-sampling). Everything slow is out of line in pool.cpp.
 //
 // The call graph mirrors Julia's, on purpose (see the profiler seed):
 //   pool_alloc(size)         exported entry of "generated code": records with an unknown type
@@ -24,21 +24,12 @@
 
 namespace benchfp::alloc {
 
-// The profiler switch the hook reads (profiler.hpp turns it on and off).
-// Written atomically, read by the hook without synchronization on purpose: a
-// plain byte compare is one instruction with the load folded in (an atomic load
-// costs a register and a test), and a stale read only shifts the start or stop
-// of recording by a few allocations, as Go's MemProfileRate does. Under
-// ThreadSanitizer the hook reads it atomically, so real races still show.
+// Whether the profiler is recording (profiler.hpp starts and stops it). Only
+// slow paths read it: the hot paths see the profiler through sample_countdown
+// and the page's owner word below.
 extern bool profiler_enabled;
 
-inline bool profiler_on() {
-#if defined(__SANITIZE_THREAD__)
-    return __atomic_load_n(&profiler_enabled, __ATOMIC_RELAXED);
-#else
-    return profiler_enabled;
-#endif
-}
+inline bool profiler_on() { return __atomic_load_n(&profiler_enabled, __ATOMIC_ACQUIRE); }
 
 namespace detail {
 
@@ -56,31 +47,79 @@ struct alignas(64) Heap {
     ClassState classes[class_count];
     std::atomic<FreeObject*> remote[class_count];  // frees from other threads (multi-producer stack)
     Heap* next_orphan = nullptr;                   // on the hand-over list once its thread exited
+    Heap* sampled = nullptr;     // where this heap's sampled allocations live (created on the first)
+    bool sampled_pages = false;  // this is such a heap: its pages carry the sampled_page flag
 };
 
+// A page's owner word is its heap's address, with sampled_page set on the pages
+// that hold only sampled allocations: record_slow moves each sampled allocation
+// to such a page of its heap. So the free fast path's one compare (owner word ==
+// this thread's heap) sends frees of sampled objects, like remote frees, to the
+// slow path, every other free stays fast, and the free path needs no profiler
+// check of its own. Heaps are 64-byte aligned: bit 0 is free for the flag.
+inline constexpr uintptr_t sampled_page = 1;
+
 struct PageHeader {
-    Heap* owner;
+    uintptr_t owner_word;  // set before the page's first object is handed out, never changed
     uint32_t size_class;
+
+    Heap* owner() const { return reinterpret_cast<Heap*>(owner_word & ~sampled_page); }
 };
+
+// Bytes this thread may still allocate before its next call into the profiler:
+// the hook subtracts each allocation's size and calls record_slow when the count
+// goes negative. That is one read-modify-write and one not-taken branch whether
+// the profiler is stopped or byte-sampling (as in tcmalloc's sampler), so byte
+// sampling costs the hot path nothing more than the hook itself. While stopped,
+// the count is re-armed to stopped_check_bytes, so a thread that missed
+// start()'s poke still starts within that many bytes; sampling every
+// allocation (all, probability) keeps it at -1. It starts at 0, so a thread's
+// first allocation registers it with the profiler (profiler.cpp).
+constinit extern thread_local int64_t sample_countdown;
+inline constexpr int64_t stopped_check_bytes = int64_t{16} << 20;
+
 
 // The arena all pages come from: an address range tells pool objects apart.
 extern uintptr_t arena_base;
 extern uintptr_t arena_size;
-extern thread_local Heap* this_thread_heap;
+// constinit: no dynamic initialization, so other translation units read these
+// directly instead of through a TLS init wrapper.
+constinit extern thread_local Heap* this_thread_heap;
 
 void* alloc_small_slow(unsigned size_class);
-void free_remote(PageHeader* page, void* p);
+// Frees what the fast path cannot: remote frees and objects on pages with live sampled objects.
+void free_slow(PageHeader* page, void* p);
 void* big_alloc_untracked(size_t size);
 void big_or_managed_free(void* p);
 
 // The allocated size is looked up from p there: the fast path keeps nothing
 // alive for the hook but p and the requested size.
-[[gnu::cold, gnu::noinline]] void record_slow(void* p, size_t requested, const TypeInfo* type);
-[[gnu::cold, gnu::noinline]] void record_free_slow(void* p);
+// Returns the block to hand out: p, or where a sampled p moved to.
+[[gnu::cold, gnu::noinline]] void* record_slow(void* p, size_t requested, const TypeInfo* type);
+// The block the profiler records for a sampled allocation p: a pool object
+// moves to a sampled page of its heap (p goes back to the free list), a big or
+// managed block is marked in its header. Either way its free, and only its,
+// reaches the profiler.
+void* sampled_block(void* p);
+// Forgets p if it is a live sampled allocation, recording its free.
+void record_free_slow(void* p);
 
 inline bool in_arena(const void* p) { return reinterpret_cast<uintptr_t>(p) - arena_base < arena_size; }
 inline PageHeader* page_of(const void* p) {
     return reinterpret_cast<PageHeader*>(reinterpret_cast<uintptr_t>(p) & ~(uintptr_t{page_size} - 1));
+}
+
+// The hook of every allocation path. Under ThreadSanitizer the count is
+// accessed atomically: start() pokes other threads' counts (a poke lost to the
+// owner's plain read-modify-write is caught by the stopped-mode re-check).
+inline void* sample_point(void* p, size_t size, const TypeInfo* type) {
+#if defined(__SANITIZE_THREAD__)
+    const int64_t left = __atomic_sub_fetch(&sample_countdown, static_cast<int64_t>(size), __ATOMIC_RELAXED);
+#else
+    const int64_t left = sample_countdown -= static_cast<int64_t>(size);
+#endif
+    if (__builtin_expect(left < 0, 0)) return record_slow(p, size, type);
+    return p;
 }
 
 }  // namespace detail
@@ -109,7 +148,7 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
         }
     }
     if constexpr (Profiled) {
-        if (__builtin_expect(profiler_on(), 0)) record_slow(p, size, type);
+        return sample_point(p, size, type);
     }
     return p;
 }
@@ -122,9 +161,7 @@ void* pool_alloc_unprofiled(size_t size);
 // Typed allocation: recorded here with the type, allocated by a path that does not record.
 void* alloc_untracked(size_t size);
 inline void* alloc(size_t size, const TypeInfo* type) {
-    void* p = alloc_untracked(size);
-    if (__builtin_expect(profiler_on(), 0)) detail::record_slow(p, size, type);
-    return p;
+    return detail::sample_point(alloc_untracked(size), size, type);
 }
 template <typename T>
 T* alloc_typed() {
@@ -141,16 +178,15 @@ void* managed_realloc(void* p, size_t new_size, const TypeInfo* type = &unknown_
 inline void free(void* p) {
     using namespace detail;
     if (!p) return;
-    if (__builtin_expect(profiler_on(), 0)) record_free_slow(p);
     if (__builtin_expect(in_arena(p), 1)) {
         PageHeader* page = page_of(p);
         Heap* h = this_thread_heap;
-        if (__builtin_expect(page->owner == h, 1)) {
+        if (__builtin_expect(page->owner_word == reinterpret_cast<uintptr_t>(h), 1)) {
             auto* object = static_cast<FreeObject*>(p);
             object->next = h->classes[page->size_class].free;
             h->classes[page->size_class].free = object;
         } else {
-            free_remote(page, p);
+            free_slow(page, p);
         }
         return;
     }

@@ -82,13 +82,20 @@ struct ThreadBuffer {
 // Buffers outlive their threads: fetch() still sees what an exited thread recorded.
 std::mutex buffers_mutex;
 std::vector<std::shared_ptr<ThreadBuffer>> buffers;
+struct ThreadState;
+std::vector<ThreadState*> live_threads;  // under buffers_mutex: start() pokes their countdowns
+
+// Incremented by every start(): a thread whose countdown was armed for an older
+// session arms it again (a fresh exponential draw for byte sampling).
+std::atomic<uint64_t> session{0};
 
 struct ThreadState {
     std::shared_ptr<ThreadBuffer> buffer;
-    uint64_t rng = 0;          // xorshift64*
-    double bytes_to_next = 0;  // byte sampling countdown
+    int64_t* countdown = &detail::sample_countdown;  // this thread's
+    uint64_t armed_session = 0;
+    uint64_t rng = 0;  // xorshift64*
     uintptr_t stack_lo = 0, stack_hi = 0;
-    bool recording = false;    // re-entrancy guard: the profiler's own allocations are not profiled
+    bool recording = false;  // re-entrancy guard: the profiler's own allocations are not profiled
 
     ThreadState() {
         buffer = std::make_shared<ThreadBuffer>();
@@ -104,6 +111,11 @@ struct ThreadState {
         }
         std::lock_guard lock(buffers_mutex);
         buffers.push_back(buffer);
+        live_threads.push_back(this);
+    }
+    ~ThreadState() {
+        std::lock_guard lock(buffers_mutex);
+        std::erase(live_threads, this);
     }
 
     double uniform() {  // in (0, 1)
@@ -188,22 +200,29 @@ constexpr size_t shard_count = 64;
 Shard shards[shard_count];
 Shard& shard_of(uintptr_t address) { return shards[(address >> 6) % shard_count]; }
 
-// Decides whether this allocation is sampled; returns its weight, 0 if not.
+// This thread's countdown, written atomically: start() may poke it from another thread.
+void set_countdown(int64_t bytes) { __atomic_store_n(&detail::sample_countdown, bytes, __ATOMIC_RELAXED); }
+
+// Called when the thread's countdown went negative with an allocation of
+// `size` bytes while the profiler runs: re-arms the countdown and returns the
+// allocation's weight, 0 if it is not sampled.
 double sample_weight(ThreadState& t, size_t size) {
-    switch (current_options.sampling) {
-    case Sampling::all: return 1.0;
-    case Sampling::probability:
+    if (current_options.sampling != Sampling::bytes) {
+        set_countdown(-1);  // every allocation comes here
+        if (current_options.sampling == Sampling::all) return 1.0;
         return t.uniform() < current_options.probability ? 1.0 / current_options.probability : 0.0;
-    case Sampling::bytes: {
-        const double mean = static_cast<double>(current_options.mean_bytes);
-        if (t.bytes_to_next <= 0) t.bytes_to_next = t.exponential(mean);  // first use on this thread
-        t.bytes_to_next -= static_cast<double>(size);
-        if (t.bytes_to_next > 0) return 0.0;
-        t.bytes_to_next = t.exponential(mean);
-        return 1.0 / (1.0 - std::exp(-static_cast<double>(size) / mean));
     }
+    const double mean = static_cast<double>(current_options.mean_bytes);
+    const auto next_gap = [&] { return static_cast<int64_t>(std::min(t.exponential(mean), 0x1p62)); };
+    if (t.armed_session != session.load(std::memory_order_acquire)) {
+        // Armed for an older session or stopped: the first gap starts before this allocation.
+        t.armed_session = session.load(std::memory_order_acquire);
+        const int64_t left = next_gap() - static_cast<int64_t>(size);
+        set_countdown(left);
+        if (left >= 0) return 0.0;
     }
-    return 0.0;
+    set_countdown(next_gap());
+    return 1.0 / (1.0 - std::exp(-static_cast<double>(size) / mean));
 }
 
 // Walks frame pointers from the recorder's own frame (inlined into it), so the
@@ -235,12 +254,17 @@ double sample_weight(ThreadState& t, size_t size) {
 
 namespace detail {
 
-void record_slow(void* p, size_t requested, const TypeInfo* type) {
-    ThreadState& t = thread_state();
-    if (t.recording || !__atomic_load_n(&profiler_enabled, __ATOMIC_ACQUIRE)) return;
-    const size_t allocated = usable_size(p);
+void* record_slow(void* p, size_t requested, const TypeInfo* type) {
+    ThreadState& t = thread_state();  // on a thread's first allocation: registers it for start()'s poke
+    if (!profiler_on()) {
+        set_countdown(stopped_check_bytes);
+        return p;
+    }
+    if (t.recording) return p;
     const double weight = sample_weight(t, requested);
-    if (weight == 0.0) return;
+    if (weight == 0.0) return p;
+    p = sampled_block(p);
+    const size_t allocated = usable_size(p);
     t.recording = true;
     ThreadBuffer& b = *t.buffer;
     uint32_t index;
@@ -254,18 +278,21 @@ void record_slow(void* p, size_t requested, const TypeInfo* type) {
     }
     shard_of(reinterpret_cast<uintptr_t>(p)).insert(reinterpret_cast<uintptr_t>(p), &b, index);
     t.recording = false;
+    return p;
 }
 
+// Recorded whether or not the profiler still runs: the in-use profile stays
+// true after stop().
 void record_free_slow(void* p) {
-    ThreadState& t = thread_state();
-    if (t.recording) return;
     if (!shard_of(reinterpret_cast<uintptr_t>(p)).erase(reinterpret_cast<uintptr_t>(p))) return;  // not sampled
+    ThreadState& t = thread_state();
+    const bool was_recording = t.recording;
     t.recording = true;
     {
         std::lock_guard lock(t.buffer->mutex);
         t.buffer->frees.push_back({reinterpret_cast<uintptr_t>(p), ticks()});
     }
-    t.recording = false;
+    t.recording = was_recording;
 }
 
 }  // namespace detail
@@ -275,10 +302,19 @@ namespace profiler {
 void start(const Options& options) {
     current_options = options;
     clock_at_start = clock_now();
+    session.fetch_add(1, std::memory_order_release);
     __atomic_store_n(&profiler_enabled, true, __ATOMIC_RELEASE);
+    // Every known thread's next allocation arms its countdown for this session;
+    // threads not known yet do so on their first allocation (countdown 0).
+    std::lock_guard lock(buffers_mutex);
+    for (ThreadState* t : live_threads) __atomic_store_n(t->countdown, -1, __ATOMIC_RELAXED);
+    set_countdown(-1);
 }
 
-void stop() { __atomic_store_n(&profiler_enabled, false, __ATOMIC_RELEASE); }
+void stop() {
+    __atomic_store_n(&profiler_enabled, false, __ATOMIC_RELEASE);
+    set_countdown(detail::stopped_check_bytes);  // other threads re-arm on their next slow call
+}
 
 bool running() { return __atomic_load_n(&profiler_enabled, __ATOMIC_ACQUIRE); }
 

@@ -49,6 +49,13 @@ std::string fixed(double v, int digits = 3) {
     return out.str();
 }
 
+double median(std::vector<double> values) {
+    if (values.empty()) return NAN;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 Verdict by_tolerance(double ratio, double tolerance) {
     if (!std::isfinite(ratio) || ratio <= 0) return Verdict::invalid;
     if (ratio - tolerance > 1) return Verdict::regression;
@@ -86,11 +93,17 @@ RunResults read_google_benchmark(const std::string& path) {
     for (const auto& b : benchmarks) {
         if (b.value("run_type", "iteration") != "iteration") continue;  // aggregates: recomputed here
         if (b.value("error_occurred", false)) continue;                   // not run (say, a peer not loadable)
-        const std::string name = b.value("run_name", field<std::string>(b, "name", path, "a benchmark"));
-        const double ns = to_ns(field<double>(b, "real_time", path, name), b.value("time_unit", "ns"));
+        std::string name = b.value("run_name", field<std::string>(b, "name", path, "a benchmark"));
+        if (name.ends_with("/manual_time")) name.resize(name.size() - 12);  // Google Benchmark's mark of UseManualTime
+        // A suite that times chunks of iterations says the time of one in ns_per_iteration.
+        const double ns = b.contains("ns_per_iteration")
+                              ? field<double>(b, "ns_per_iteration", path, name)
+                              : to_ns(field<double>(b, "real_time", path, name), b.value("time_unit", "ns"));
         Measurement& m = r.benchmarks[name];
         m.min_ns = m.repetitions ? std::min(m.min_ns, ns) : ns;
-        if (b.contains("bytes_per_iteration")) m.bytes_per_iteration = b["bytes_per_iteration"].get<double>();
+        if (b.contains("bytes_per_iteration")) m.bytes_per_iteration = field<double>(b, "bytes_per_iteration", path, name);
+        for (const auto& [key, value] : b.items())
+            if (key.starts_with("ratio_to_")) m.paired_ratios[key.substr(9)].push_back(field<double>(b, key.c_str(), path, name));
         ++m.repetitions;
     }
     if (r.benchmarks.empty()) throw InputError(path + ": no benchmark results in the file");
@@ -111,6 +124,10 @@ RunResults merge_runs(const std::vector<RunResults>& runs) {
             if (added) continue;
             it->second.min_ns = std::min(it->second.min_ns, m.min_ns);
             it->second.repetitions += m.repetitions;
+            for (const auto& [reference, ratios] : m.paired_ratios) {
+                auto& all = it->second.paired_ratios[reference];
+                all.insert(all.end(), ratios.begin(), ratios.end());
+            }
         }
     }
     return merged;
@@ -190,6 +207,25 @@ Tolerances read_tolerances(const std::string& path) {
     return t;
 }
 
+namespace {
+
+// Time of variant a over variant b of a group from paired measurements: a
+// paired with b, or a chain of pairings (a with x, x with b: the product).
+double paired_ratio(const RunResults& r, const std::string& group, const std::string& a, const std::string& b,
+                    int max_links = 3) {
+    const auto it = r.benchmarks.find(group + "/" + a);
+    if (it == r.benchmarks.end() || max_links == 0) return NAN;
+    for (const auto& [reference, ratios] : it->second.paired_ratios) {
+        const double first = median(ratios);
+        if (reference == b) return first;
+        const double rest = paired_ratio(r, group, reference, b, max_links - 1);
+        if (!std::isnan(rest)) return first * rest;
+    }
+    return NAN;
+}
+
+}  // namespace
+
 void compute_ratios(RunResults& r, const Tolerances& t) {
     std::set<std::string> groups;
     for (const auto& [name, m] : r.benchmarks) groups.insert(split_benchmark_name(name).first);
@@ -200,7 +236,10 @@ void compute_ratios(RunResults& r, const Tolerances& t) {
             const auto num = r.benchmarks.find(group + "/" + rule.numerator);
             const auto den = r.benchmarks.find(group + "/" + rule.denominator);
             if (num == r.benchmarks.end() || den == r.benchmarks.end()) continue;
-            r.ratios[group + ": " + rule.name] = num->second.min_ns / den->second.min_ns;
+            double ratio = paired_ratio(r, group, rule.numerator, rule.denominator);
+            if (std::isnan(ratio)) ratio = 1 / paired_ratio(r, group, rule.denominator, rule.numerator);
+            if (std::isnan(ratio)) ratio = num->second.min_ns / den->second.min_ns;
+            r.ratios[group + ": " + rule.name] = ratio;
         }
 }
 

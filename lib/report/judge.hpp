@@ -37,6 +37,9 @@ struct Measurement {
     double min_ns = 0;                 // per iteration, minimum over repetitions
     double bytes_per_iteration = -1;   // < 0: not reported
     int repetitions = 0;
+    // Time ratios to another variant of the group measured in pairs of chunks
+    // (counter ratio_to_<variant>), one per repetition: by that variant.
+    std::map<std::string, std::vector<double>> paired_ratios;
 };
 
 // One run's results, or a stored baseline (the same model).
@@ -71,7 +74,9 @@ RunResults merge_runs(const std::vector<RunResults>& runs);
 RunResults read_baseline(const std::string& path);
 void write_baseline(const std::string& path, const RunResults& results);
 Tolerances read_tolerances(const std::string& path);
-// Adds the in-run ratios of the rules to results.ratios.
+// Adds the in-run ratios of the rules to results.ratios: from the medians of
+// paired measurements where the suite made them (directly, inverted, or
+// through a chain of pairings), else the ratio of the minimum times.
 void compute_ratios(RunResults& results, const Tolerances& tolerances);
 // "alloc/structs/off" -> group "alloc/structs", variant "off".
 std::pair<std::string, std::string> split_benchmark_name(const std::string& name);
