@@ -17,6 +17,7 @@
 // rounding included), measured in an untimed pass: the memory ratio.
 // Counter ns_per_iteration: the mean time of one iteration (Google Benchmark's
 // own time is per chunk of iterations). Counter ratio_to_compiled_out: see run().
+#include "alloc/layout_shift.hpp"
 #include "alloc/pool.hpp"
 #include "alloc/profiler.hpp"
 #include "jit/isa.hpp"
@@ -99,8 +100,7 @@ Variant preloaded_jemalloc() {
 
 std::vector<Variant> variants() {
     using alloc::profiler::Sampling;
-    // The pool's entry points themselves, both 64-byte aligned (pool.cpp): no
-    // wrapper whose placement would differ between the variants.
+    // The pool's entry points themselves: no wrappers of their own placement.
     const Api hooked{alloc::pool_alloc, pool_free, pool_usable}, bare{alloc::pool_alloc_unprofiled, pool_free, pool_usable};
     return {
         // The hook against no hook; sampling against the same code stopped.
@@ -157,6 +157,8 @@ inline void* take(const Api& api, size_t n, double* bytes) {
     if (bytes) *bytes += double(api.usable(p));
     return p;
 }
+
+BENCHFP_LAYOUT_SHIFT_HERE(layout_shift_before_workloads)
 
 void small_churn(const Api& api, double* bytes, RunState& st) {
     static const std::vector<uint16_t> sizes = [] {
@@ -271,13 +273,15 @@ int64_t chunk_iterations(const std::string& benchmark, const Workload& w, const 
     using clock = std::chrono::steady_clock;
     const double target_ns = w.chunk_us * 1e3;
     RunState warm_up(api);
-    for (int64_t n = 1;; n *= 2) {
+    const auto time_iterations = [&](int64_t n) {
         const auto start = clock::now();
         for (int64_t i = 0; i < n; ++i) w.iteration(api, nullptr, warm_up);
-        const double ns = std::chrono::duration<double, std::nano>(clock::now() - start).count();
-        if (ns >= target_ns || n >= (int64_t{1} << 20))
-            return known[benchmark] = std::max<int64_t>(1, static_cast<int64_t>(n * target_ns / ns));
-    }
+        return std::chrono::duration<double, std::nano>(clock::now() - start).count();
+    };
+    int64_t n = 1;
+    while (n < (int64_t{1} << 20) && time_iterations(n) < target_ns) n *= 2;
+    const double ns = time_iterations(n);  // again, warm: the first pass paid for page faults
+    return known[benchmark] = std::max<int64_t>(1, static_cast<int64_t>(n * target_ns / ns));
 }
 
 double median(std::vector<double> values) {

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# What the profiler hook costs in time, with code layout as a variable: where
+# the allocator's entry points and the gate's workloads land in the binary moves
+# the paired ratio "hook off / compiled out" by more than the hook's two
+# instructions cost (lib/alloc/layout_shift.hpp). This builds the gate at several
+# layout shifts (build-layout/), measures each workload's paired ratios in each
+# build, and prints them per layout with their mean, min and max over layouts.
+# "byte-sampled / hook off" runs the same code either way: the control.
+# Usage: scripts/hook_time_over_layouts.sh [SHIFT ...]   (bytes; default 0 16 32 48 80 96 112 144)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shifts=("$@")
+((${#shifts[@]})) || shifts=(0 16 32 48 80 96 112 144)
+for s in "${shifts[@]}"; do
+  [[ $s =~ ^[0-9]+$ && $((s % 16)) -eq 0 ]] || { echo "benchfp: layout shift '$s' is not a multiple of 16 bytes" >&2; exit 2; }
+done
+ratios=$(mktemp /tmp/benchfp-layouts-XXXXXX)
+trap 'rm -f "$ratios"' EXIT
+for s in "${shifts[@]}"; do
+  cmake -S . -B build-layout -DCMAKE_BUILD_TYPE=Release -DBENCHFP_LAYOUT_SHIFT="$s" > /dev/null
+  cmake --build build-layout -j "$(nproc)" --target benchfp_alloc_gate > /dev/null
+  echo "== layout shift $s bytes" >&2
+  # One line per repetition: "<shift> <workload> <variant> <ratio>".
+  build-layout/bench/benchfp_alloc_gate --benchmark_filter='/(off|sampled_512k)/' --benchmark_repetitions=3 \
+      --benchmark_min_time=0.05 2> /dev/null |
+    sed -n "s|^alloc/\([a-z_]*\)/\([a-z_0-9]*\)/manual_time .* ratio_to_[a-z_]*=\([0-9.]*\).*|$s \1 \2 \3|p" >> "$ratios"
+done
+# Per layout, the median of the repetitions; over layouts, mean, min and max.
+sort -k2,2 -k3,3 -k1,1n -k4,4g "$ratios" | awk -v n_shifts="${#shifts[@]}" '
+  { key = $2 " " $3 " " $1; reps[key] = reps[key] " " $4; order[$2 " " $3] = 1 }
+  END {
+    printf "| workload | ratio |"
+    split("'"${shifts[*]}"'", shift_list, " ")
+    for (i = 1; i <= n_shifts; ++i) printf " +%s B |", shift_list[i]
+    printf " mean | min | max |\n|---|---|"
+    for (i = 1; i <= n_shifts + 3; ++i) printf "---|"
+    printf "\n"
+    for (wv in order) {
+      split(wv, parts, " ")
+      name = parts[2] == "off" ? "hook off / compiled out" : "byte-sampled 512 KiB / hook off"
+      line = "| " parts[1] " | " name " |"; sum = 0; lo = 1e9; hi = 0; count = 0
+      for (i = 1; i <= n_shifts; ++i) {
+        m = split(reps[wv " " shift_list[i]], values, " ")
+        if (m == 0) { line = line " - |"; continue }
+        median = values[int((m + 1) / 2)]
+        line = line sprintf(" %.3f |", median); sum += median; ++count
+        if (median < lo) lo = median; if (median > hi) hi = median
+      }
+      printf "%s %.3f | %.3f | %.3f |\n", line, sum / count, lo, hi
+    }
+  }' | { read -r header; read -r rule; echo "$header"; echo "$rule"; sort; }
