@@ -11,10 +11,10 @@
 namespace benchfp::harness {
 
 void JudgeOptions::add_to(CLI::App& app) {
-    app.add_option("--current", current, "Google Benchmark JSON of this build's run(s) (--benchmark_out); repeatable")
+    app.add_option("--current", current, "this build's run(s): Google Benchmark JSON (--benchmark_out) or benchfp kernel --mode=perf --json; repeatable")
         ->required();
     app.add_option("--baseline-runs", baseline_runs,
-                   "Google Benchmark JSON of the other build's runs, judged against instead of --baseline (scripts/vs.sh)");
+                   "the other build's runs (same kinds), judged against instead of --baseline (scripts/vs.sh)");
     app.add_option("--baseline", baseline, "stored baseline (default results/baselines/alloc.json)");
     app.add_option("--tolerances", tolerances, "tolerances and in-run ratio rules (default results/tolerances.json)");
     app.add_option("--instructions", instructions, "callgrind counts of this run: JSON object id -> count");
@@ -47,7 +47,7 @@ int run_judge(const JudgeOptions& o) {
         // The baseline first: a broken baseline is the error to report, whatever the run.
         auto read_runs = [](const std::vector<std::string>& paths) {
             std::vector<report::RunResults> runs;
-            for (const std::string& path : paths) runs.push_back(report::read_google_benchmark(path));
+            for (const std::string& path : paths) runs.push_back(report::read_run(path));
             return report::merge_runs(runs);
         };
         report::RunResults baseline;

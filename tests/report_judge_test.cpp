@@ -176,3 +176,44 @@ TEST(Judge, PairedRatiosFromTheSuiteJsonWinOverMinimumTimes) {
     EXPECT_DOUBLE_EQ(r.ratios.at("alloc/w: sampled / co"), 1.01 * 1.03);  // through off
     EXPECT_DOUBLE_EQ(r.ratios.at("alloc/w: pool / glibc"), 100.0 / 300.0);  // not paired: minimum times
 }
+
+// Peer allocators' own times and bytes are reported, never a verdict; the
+// pool's are judged as usual.
+TEST(Judge, ReportedOnlyVariantsNeverRegress) {
+    Tolerances t;
+    t.reported_only = {"glibc"};
+    RunResults cur = run({{"g/glibc", 200}, {"g/off", 200}});
+    cur.benchmarks["g/glibc"].bytes_per_iteration = 2000;
+    const RunResults base = run({{"g/glibc", 100}, {"g/off", 100}});
+    const Judgement j = judge(cur, base, t);
+    EXPECT_EQ(row(j, "g/glibc", "time").verdict, Verdict::not_judged);
+    EXPECT_EQ(row(j, "g/glibc", "memory").verdict, Verdict::not_judged);
+    EXPECT_EQ(row(j, "g/off", "time").verdict, Verdict::regression);
+    EXPECT_TRUE(j.failed());
+}
+
+// benchfp's own perf results join the same model: a benchmark per case and
+// frame policy, so the in-run rule frame / clobber applies to each case.
+TEST(Judge, ReadsBenchfpPerfResults) {
+    const auto kase = [](const std::string& frame, double min_ms, const std::string& state = "passed") {
+        return "{\"state\": \"" + state + "\", \"spec\": {\"kernel\": \"eltwise\", \"alg\": \"relu\", \"isa\": \"avx2\", "
+               "\"frame\": \"" + frame + "\", \"mode\": \"perf\", \"problem\": \"1048576\"}, \"perf\": {\"min_ms\": " +
+               std::to_string(min_ms) + "}}";
+    };
+    const std::string path = write_temp("kernel.json",
+        "{\"benchfp\": {\"schema\": \"benchfp.results/1\"}, \"host\": {\"cpu\": \"cpu\", \"isa\": \"avx512\", \"cores\": 2}, "
+        "\"cases\": [" + kase("clobber", 2.0) + ", " + kase("frame", 2.02) + ", " + kase("preserve", 9, "failed") + "]}");
+    RunResults r = read_run(path);
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.fingerprint, (Fingerprint{"cpu", "avx512", 2}));
+    ASSERT_EQ(r.benchmarks.size(), 2u);  // the failed case is not a measurement
+    EXPECT_DOUBLE_EQ(r.benchmarks.at("kernel/eltwise/relu/avx2/1048576/clobber").min_ns, 2e6);
+    Tolerances t;
+    t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}}};
+    compute_ratios(r, t);
+    EXPECT_DOUBLE_EQ(r.ratios.at("kernel/eltwise/relu/avx2/1048576: frame / clobber"), 1.01);
+    const std::string empty = write_temp("nokernel.json",
+        "{\"benchfp\": {\"schema\": \"benchfp.results/1\"}, \"host\": {\"cpu\": \"c\", \"isa\": \"avx2\", \"cores\": 2}, \"cases\": []}");
+    EXPECT_THROW(read_run(empty), InputError);
+    std::filesystem::remove(empty);
+}

@@ -78,7 +78,6 @@ struct PageHeader {
 constinit extern thread_local int64_t sample_countdown;
 inline constexpr int64_t stopped_check_bytes = int64_t{16} << 20;
 
-
 // The arena all pages come from: an address range tells pool objects apart.
 extern uintptr_t arena_base;
 extern uintptr_t arena_size;
@@ -87,14 +86,14 @@ extern uintptr_t arena_size;
 constinit extern thread_local Heap* this_thread_heap;
 
 void* alloc_small_slow(unsigned size_class);
-// Frees what the fast path cannot: remote frees and objects on pages with live sampled objects.
+// Frees what the fast path cannot: remote frees and frees of objects on sampled pages.
 void free_slow(PageHeader* page, void* p);
 void* big_alloc_untracked(size_t size);
 void big_or_managed_free(void* p);
 
-// The allocated size is looked up from p there: the fast path keeps nothing
-// alive for the hook but p and the requested size.
-// Returns the block to hand out: p, or where a sampled p moved to.
+// Returns the block to hand out: p, or where a sampled p moved to. The
+// allocated size is looked up from p there: the fast path keeps nothing alive
+// for the hook but p and the requested size.
 [[gnu::cold, gnu::noinline]] void* record_slow(void* p, size_t requested, const TypeInfo* type);
 // The block the profiler records for a sampled allocation p: a pool object
 // moves to a sampled page of its heap (p goes back to the free list), a big or

@@ -214,9 +214,9 @@ double sample_weight(ThreadState& t, size_t size) {
     }
     const double mean = static_cast<double>(current_options.mean_bytes);
     const auto next_gap = [&] { return static_cast<int64_t>(std::min(t.exponential(mean), 0x1p62)); };
-    if (t.armed_session != session.load(std::memory_order_acquire)) {
+    if (const uint64_t current = session.load(std::memory_order_acquire); t.armed_session != current) {
         // Armed for an older session or stopped: the first gap starts before this allocation.
-        t.armed_session = session.load(std::memory_order_acquire);
+        t.armed_session = current;
         const int64_t left = next_gap() - static_cast<int64_t>(size);
         set_countdown(left);
         if (left >= 0) return 0.0;

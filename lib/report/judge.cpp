@@ -80,8 +80,9 @@ std::pair<std::string, std::string> split_benchmark_name(const std::string& name
     return {name.substr(0, slash), name.substr(slash + 1)};
 }
 
-RunResults read_google_benchmark(const std::string& path) {
-    const nlohmann::json doc = read_json(path, "Google Benchmark results");
+namespace {
+
+RunResults google_benchmark_results(const nlohmann::json& doc, const std::string& path) {
     RunResults r;
     r.source = path;
     const auto context = doc.value("context", nlohmann::json::object());
@@ -108,6 +109,45 @@ RunResults read_google_benchmark(const std::string& path) {
     }
     if (r.benchmarks.empty()) throw InputError(path + ": no benchmark results in the file");
     return r;
+}
+
+// benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
+// per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>", with
+// its minimum time per call; a case's frame policies are its group's variants.
+RunResults benchfp_results(const nlohmann::json& doc, const std::string& path) {
+    if (doc["benchfp"].value("schema", "") != "benchfp.results/1")
+        throw InputError(path + ": schema mismatch: expected \"benchfp.results/1\"");
+    RunResults r;
+    r.source = path;
+    const auto host = field<nlohmann::json>(doc, "host", path, "the file");
+    r.fingerprint = {field<std::string>(host, "cpu", path, "host"), field<std::string>(host, "isa", path, "host"),
+                     field<int>(host, "cores", path, "host")};
+    for (const auto& c : field<nlohmann::json>(doc, "cases", path, "the file")) {
+        if (c.value("state", "") != "passed" || !c.contains("perf")) continue;
+        const auto spec = field<nlohmann::json>(c, "spec", path, "a case");
+        const auto part = [&](const char* key) { return field<std::string>(spec, key, path, "a case's spec"); };
+        const std::string name = "kernel/" + part("kernel") + "/" + part("alg") + "/" + part("isa") + "/" +
+                                 part("problem") + "/" + part("frame");
+        const double ms = field<double>(c["perf"], "min_ms", path, name);
+        Measurement& m = r.benchmarks[name];
+        m.min_ns = m.repetitions ? std::min(m.min_ns, ms * 1e6) : ms * 1e6;
+        ++m.repetitions;
+    }
+    if (r.benchmarks.empty())
+        throw InputError(path + ": no passed perf case in the file (benchfp kernel --mode=perf --json=FILE writes them)");
+    return r;
+}
+
+}  // namespace
+
+RunResults read_google_benchmark(const std::string& path) {
+    return google_benchmark_results(read_json(path, "Google Benchmark results"), path);
+}
+
+RunResults read_run(const std::string& path) {
+    const nlohmann::json doc = read_json(path, "results");
+    if (doc.is_object() && doc.contains("benchfp")) return benchfp_results(doc, path);
+    return google_benchmark_results(doc, path);
 }
 
 RunResults merge_runs(const std::vector<RunResults>& runs) {
@@ -202,6 +242,7 @@ Tolerances read_tolerances(const std::string& path) {
                                  field<std::string>(rule, "numerator", path, "a ratio rule"),
                                  field<std::string>(rule, "denominator", path, "a ratio rule"), rule.value("limit", 0.0),
                                  rule.value("groups", std::vector<std::string>{})});
+    t.reported_only = doc.value("reported_only", std::vector<std::string>{});
     const auto limits = doc.value("instruction_limits", nlohmann::json::object());
     for (const auto& [id, v] : limits.items()) t.instruction_limits[id] = v.get<double>();
     return t;
@@ -307,6 +348,7 @@ Judgement judge(const RunResults& current, const RunResults& baseline, const Tol
         const Measurement* cm = c == current.benchmarks.end() ? nullptr : &c->second;
         const Measurement* bm = b == baseline.benchmarks.end() ? nullptr : &b->second;
         const std::string group = split_benchmark_name(name).first;
+        const size_t first_row = j.rows.size();
         Row time = judged(name, "time", cm ? &cm->min_ns : nullptr, bm ? &bm->min_ns : nullptr,
                           group_tolerance(t.time_by_group, group, t.time), 0);
         if (cm && bm && !j.same_machine && time.verdict != Verdict::invalid) {
@@ -321,6 +363,13 @@ Judgement judge(const RunResults& current, const RunResults& baseline, const Tol
             j.rows.back().current = cm->bytes_per_iteration;
             j.rows.back().baseline = bm->bytes_per_iteration;
         }
+        const std::string variant = split_benchmark_name(name).second;
+        if (std::find(t.reported_only.begin(), t.reported_only.end(), variant) != t.reported_only.end())
+            for (size_t i = first_row; i < j.rows.size(); ++i)
+                if (j.rows[i].verdict == Verdict::regression || j.rows[i].verdict == Verdict::improvement) {
+                    j.rows[i].verdict = Verdict::not_judged;
+                    j.rows[i].note = "a peer allocator: reported, not judged";
+                }
     }
     std::map<std::string, double> limits;
     for (const RatioRule& rule : t.ratio_rules)

@@ -63,11 +63,18 @@ struct RatioRule {
 struct Tolerances {
     double time = 0.05, memory = 0.01, ratio = 0.05, instructions = 0.01;
     std::map<std::string, double> time_by_group, memory_by_group;  // overrides
+    // Variants whose own time and memory are reported, not judged: the peer
+    // allocators, whose changes are not this project's (their ratios to the pool gate).
+    std::vector<std::string> reported_only;
     std::vector<RatioRule> ratio_rules;
     std::map<std::string, double> instruction_limits;  // absolute: per-operation counts, by id
 };
 
 RunResults read_google_benchmark(const std::string& path);
+// Either kind of run: Google Benchmark JSON, or benchfp's own results
+// (benchfp kernel --mode=perf --json=FILE: a benchmark per perf case,
+// "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>", its minimum time per call).
+RunResults read_run(const std::string& path);
 // Several runs of the same suites (interleaved runs of one build): the minimum
 // over all of them per benchmark. Throws InputError when their machines differ.
 RunResults merge_runs(const std::vector<RunResults>& runs);
