@@ -97,6 +97,13 @@ TEST(Judge, InRunRatiosGateEverywhereWithLimits) {
     const Row& r = row(j, "g: hook off / compiled out", "ratio");
     EXPECT_EQ(r.verdict, Verdict::regression);  // same as stored, but over the absolute limit
     EXPECT_NE(r.note.find("limit"), std::string::npos);
+    // A rule's own tolerance replaces the default against the stored value.
+    t.ratio_rules = {{"hook off / compiled out", "off", "compiled_out", 0, {}, 0.2}};
+    RunResults drifted = base;
+    drifted.ratios["g: hook off / compiled out"] = 1.03 * 1.15;
+    EXPECT_EQ(row(judge(drifted, base, t), "g: hook off / compiled out", "ratio").verdict, Verdict::invariant);
+    t.ratio_rules[0].tolerance = 0;
+    EXPECT_EQ(row(judge(drifted, base, t), "g: hook off / compiled out", "ratio").verdict, Verdict::regression);
 }
 
 TEST(Judge, ReportsShowOnlySignificantRowsAndTheMeaning) {

@@ -61,7 +61,7 @@ struct RawRecord {
     uint32_t first_frame, depth;
     uint64_t time_ns;  // TSC ticks until fetch() converts them
     uintptr_t address;
-    double weight;
+    double weight;  // or, byte-sampled, minus the mean interval: fetch() computes the weight
 };
 
 struct RawFree {
@@ -205,7 +205,8 @@ void set_countdown(int64_t bytes) { __atomic_store_n(&detail::sample_countdown, 
 
 // Called when the thread's countdown went negative with an allocation of
 // `size` bytes while the profiler runs: re-arms the countdown and returns the
-// allocation's weight, 0 if it is not sampled.
+// allocation's weight, 0 if it is not sampled, minus the mean interval if it is
+// byte-sampled (its weight needs an exp(): fetch() computes it).
 double sample_weight(ThreadState& t, size_t size) {
     if (current_options.sampling != Sampling::bytes) {
         set_countdown(-1);  // every allocation comes here
@@ -222,7 +223,7 @@ double sample_weight(ThreadState& t, size_t size) {
         if (left >= 0) return 0.0;
     }
     set_countdown(next_gap());
-    return 1.0 / (1.0 - std::exp(-static_cast<double>(size) / mean));
+    return -mean;
 }
 
 // Walks frame pointers from the recorder's own frame (inlined into it), so the
@@ -342,7 +343,10 @@ Profile fetch() {
     for (const auto& b : all) {
         std::lock_guard lock(b->mutex);
         for (const RawRecord& r : b->records) {
-            AllocationRecord record{r.type, r.requested, r.allocated, {}, b->tid, to_ns(r.time_ns), r.address, r.weight};
+            // A byte-sampled allocation of s bytes stands for 1 / (1 - exp(-s / mean)) allocations.
+            const double weight =
+                r.weight < 0 ? 1.0 / (1.0 - std::exp(static_cast<double>(r.requested) / r.weight)) : r.weight;
+            AllocationRecord record{r.type, r.requested, r.allocated, {}, b->tid, to_ns(r.time_ns), r.address, weight};
             record.stack.assign(b->frames.begin() + r.first_frame, b->frames.begin() + r.first_frame + r.depth);
             profile.allocations.push_back(std::move(record));
         }

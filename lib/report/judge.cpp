@@ -241,7 +241,7 @@ Tolerances read_tolerances(const std::string& path) {
         t.ratio_rules.push_back({field<std::string>(rule, "name", path, "a ratio rule"),
                                  field<std::string>(rule, "numerator", path, "a ratio rule"),
                                  field<std::string>(rule, "denominator", path, "a ratio rule"), rule.value("limit", 0.0),
-                                 rule.value("groups", std::vector<std::string>{})});
+                                 rule.value("groups", std::vector<std::string>{}), rule.value("tolerance", 0.0)});
     t.reported_only = doc.value("reported_only", std::vector<std::string>{});
     const auto limits = doc.value("instruction_limits", nlohmann::json::object());
     for (const auto& [id, v] : limits.items()) t.instruction_limits[id] = v.get<double>();
@@ -371,16 +371,16 @@ Judgement judge(const RunResults& current, const RunResults& baseline, const Tol
                     j.rows[i].note = "a peer allocator: reported, not judged";
                 }
     }
-    std::map<std::string, double> limits;
-    for (const RatioRule& rule : t.ratio_rules)
-        for (const auto& [id, v] : current.ratios)
-            if (id.size() > rule.name.size() && id.ends_with(": " + rule.name)) limits[id] = rule.limit;
     for (const std::string& id : keys_of(current.ratios, baseline.ratios)) {
         const auto c = current.ratios.find(id);
         const auto b = baseline.ratios.find(id);
+        const auto rule = std::find_if(t.ratio_rules.begin(), t.ratio_rules.end(), [&](const RatioRule& r) {
+            return id.size() > r.name.size() && id.ends_with(": " + r.name);
+        });
+        const bool ruled = rule != t.ratio_rules.end();
         j.rows.push_back(judged(id, "ratio", c == current.ratios.end() ? nullptr : &c->second,
-                                b == baseline.ratios.end() ? nullptr : &b->second, t.ratio,
-                                limits.count(id) ? limits[id] : 0));
+                                b == baseline.ratios.end() ? nullptr : &b->second,
+                                ruled && rule->tolerance > 0 ? rule->tolerance : t.ratio, ruled ? rule->limit : 0));
     }
     for (const std::string& id : keys_of(current.instructions, baseline.instructions)) {
         const auto c = current.instructions.find(id);

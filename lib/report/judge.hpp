@@ -58,6 +58,7 @@ struct RatioRule {
     std::string name, numerator, denominator;
     double limit = 0;  // 0: no absolute limit
     std::vector<std::string> groups;  // empty: every group
+    double tolerance = 0;             // against the stored ratio; 0: Tolerances::ratio
 };
 
 struct Tolerances {
