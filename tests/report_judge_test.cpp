@@ -202,14 +202,14 @@ TEST(Judge, ReportedOnlyVariantsNeverRegress) {
 // benchfp's own perf results join the same model: a benchmark per case and
 // frame policy, so the in-run rule frame / clobber applies to each case.
 TEST(Judge, ReadsBenchfpPerfResults) {
-    const auto kase = [](const std::string& frame, double min_ms, const std::string& state = "passed") {
+    const auto kase = [](const std::string& frame, double min_ms, const std::string& state = "PASSED") {
         return "{\"state\": \"" + state + "\", \"spec\": {\"kernel\": \"eltwise\", \"alg\": \"relu\", \"isa\": \"avx2\", "
                "\"frame\": \"" + frame + "\", \"mode\": \"perf\", \"problem\": \"1048576\"}, \"perf\": {\"min_ms\": " +
                std::to_string(min_ms) + "}}";
     };
     const std::string path = write_temp("kernel.json",
         "{\"benchfp\": {\"schema\": \"benchfp.results/1\"}, \"host\": {\"cpu\": \"cpu\", \"isa\": \"avx512\", \"cores\": 2}, "
-        "\"cases\": [" + kase("clobber", 2.0) + ", " + kase("frame", 2.02) + ", " + kase("preserve", 9, "failed") + "]}");
+        "\"cases\": [" + kase("clobber", 2.0) + ", " + kase("frame", 2.02) + ", " + kase("preserve", 9, "FAILED") + "]}");
     RunResults r = read_run(path);
     std::filesystem::remove(path);
     EXPECT_EQ(r.fingerprint, (Fingerprint{"cpu", "avx512", 2}));

@@ -123,7 +123,7 @@ RunResults benchfp_results(const nlohmann::json& doc, const std::string& path) {
     r.fingerprint = {field<std::string>(host, "cpu", path, "host"), field<std::string>(host, "isa", path, "host"),
                      field<int>(host, "cores", path, "host")};
     for (const auto& c : field<nlohmann::json>(doc, "cases", path, "the file")) {
-        if (c.value("state", "") != "passed" || !c.contains("perf")) continue;
+        if (c.value("state", "") != "PASSED" || !c.contains("perf")) continue;
         const auto spec = field<nlohmann::json>(c, "spec", path, "a case");
         const auto part = [&](const char* key) { return field<std::string>(spec, key, path, "a case's spec"); };
         const std::string name = "kernel/" + part("kernel") + "/" + part("alg") + "/" + part("isa") + "/" +

@@ -59,7 +59,7 @@ const char* meaning =
 std::string render_markdown(const Judgement& j, const RunResults& current, const RunResults& baseline,
                             const ReportContext& c) {
     std::ostringstream md;
-    md << "# Allocator regression gate\n\n## Job properties\n\n"
+    md << "# benchfp regression gate\n\n## Job properties\n\n"
        << "*Commit:* " << (c.commit.empty() ? "(not given)" : c.commit) << "\n\n"
        << "*Baseline:* " << (c.baseline_label.empty() ? c.baseline_path : c.baseline_label)
        << (baseline.commit.empty() ? "" : " (commit " + baseline.commit + ")") << "\n\n"
@@ -166,9 +166,9 @@ std::string render_html(const Judgement& j, const RunResults& current, const Run
         else escaped += ch;
     }
     std::ostringstream html;
-    html << "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Allocator regression gate</title>"
+    html << "<!DOCTYPE html><html><head><meta charset='utf-8'><title>benchfp regression gate</title>"
          << "<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto}pre{white-space:pre-wrap}</style>"
-         << "</head><body><h1>Allocator regression gate</h1><p><b>"
+         << "</head><body><h1>benchfp regression gate</h1><p><b>"
          << (j.failed() ? "FAILED" : "passed") << "</b>: " << j.regressions << " regressions, " << j.improvements
          << " improvements. Bars: ratio on a log scale (0.5 to 2), grey band: tolerance.</p>" << svg.str()
          << "<h2>Report</h2><pre>" << escaped << "</pre></body></html>\n";
