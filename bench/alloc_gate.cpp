@@ -243,7 +243,10 @@ void producer_consumer(const Api& api, double* bytes, RunState& st) {
         st.consumer = std::thread([&ch, &api] {
             while (!ch.stop.load(std::memory_order_acquire)) {
                 const size_t t = ch.tail.load(std::memory_order_relaxed);
-                if (t == ch.head.load(std::memory_order_acquire)) continue;
+                if (t == ch.head.load(std::memory_order_acquire)) {
+                    std::this_thread::yield();  // two threads may share a core here: let the other run
+                    continue;
+                }
                 api.free(ch.slots[t % Channel::size]);
                 ch.tail.store(t + 1, std::memory_order_release);
             }
@@ -251,8 +254,7 @@ void producer_consumer(const Api& api, double* bytes, RunState& st) {
     for (int k = 0; k < 64; ++k) {
         void* p = take(api, 64, bytes);
         const size_t h = ch.head.load(std::memory_order_relaxed);
-        while (h - ch.tail.load(std::memory_order_acquire) >= Channel::size) {
-        }
+        while (h - ch.tail.load(std::memory_order_acquire) >= Channel::size) std::this_thread::yield();
         ch.slots[h % Channel::size] = p;
         ch.head.store(h + 1, std::memory_order_release);
     }

@@ -184,16 +184,17 @@ TEST(Judge, PairedRatiosFromTheSuiteJsonWinOverMinimumTimes) {
     EXPECT_DOUBLE_EQ(r.ratios.at("alloc/w: pool / glibc"), 100.0 / 300.0);  // not paired: minimum times
 }
 
-// Peer allocators' own times and bytes are reported, never a verdict; the
-// pool's are judged as usual.
+// Peer allocators' (and unsteady groups') own times and bytes are reported,
+// never a verdict; the pool's are judged as usual.
 TEST(Judge, ReportedOnlyVariantsNeverRegress) {
     Tolerances t;
-    t.reported_only = {"glibc"};
-    RunResults cur = run({{"g/glibc", 200}, {"g/off", 200}});
+    t.reported_only = {"glibc", "unsteady"};
+    RunResults cur = run({{"g/glibc", 200}, {"g/off", 200}, {"unsteady/off", 300}});
     cur.benchmarks["g/glibc"].bytes_per_iteration = 2000;
-    const RunResults base = run({{"g/glibc", 100}, {"g/off", 100}});
+    const RunResults base = run({{"g/glibc", 100}, {"g/off", 100}, {"unsteady/off", 100}});
     const Judgement j = judge(cur, base, t);
     EXPECT_EQ(row(j, "g/glibc", "time").verdict, Verdict::not_judged);
+    EXPECT_EQ(row(j, "unsteady/off", "time").verdict, Verdict::not_judged);  // a whole group
     EXPECT_EQ(row(j, "g/glibc", "memory").verdict, Verdict::not_judged);
     EXPECT_EQ(row(j, "g/off", "time").verdict, Verdict::regression);
     EXPECT_TRUE(j.failed());

@@ -363,12 +363,14 @@ Judgement judge(const RunResults& current, const RunResults& baseline, const Tol
             j.rows.back().current = cm->bytes_per_iteration;
             j.rows.back().baseline = bm->bytes_per_iteration;
         }
-        const std::string variant = split_benchmark_name(name).second;
-        if (std::find(t.reported_only.begin(), t.reported_only.end(), variant) != t.reported_only.end())
+        const auto reported_only = [&](const std::string& what) {
+            return std::find(t.reported_only.begin(), t.reported_only.end(), what) != t.reported_only.end();
+        };
+        if (reported_only(split_benchmark_name(name).second) || reported_only(group))
             for (size_t i = first_row; i < j.rows.size(); ++i)
                 if (j.rows[i].verdict == Verdict::regression || j.rows[i].verdict == Verdict::improvement) {
                     j.rows[i].verdict = Verdict::not_judged;
-                    j.rows[i].note = "a peer allocator: reported, not judged";
+                    j.rows[i].note = "reported, not judged (results/tolerances.json: reported_only)";
                 }
     }
     for (const std::string& id : keys_of(current.ratios, baseline.ratios)) {

@@ -64,8 +64,9 @@ struct RatioRule {
 struct Tolerances {
     double time = 0.05, memory = 0.01, ratio = 0.05, instructions = 0.01;
     std::map<std::string, double> time_by_group, memory_by_group;  // overrides
-    // Variants whose own time and memory are reported, not judged: the peer
-    // allocators, whose changes are not this project's (their ratios to the pool gate).
+    // Variants or groups whose own time and memory are reported, not judged:
+    // the peer allocators, whose changes are not this project's (their ratios
+    // to the pool gate), and groups too unsteady on the machine to judge.
     std::vector<std::string> reported_only;
     std::vector<RatioRule> ratio_rules;
     std::map<std::string, double> instruction_limits;  // absolute: per-operation counts, by id
