@@ -194,7 +194,11 @@ TEST(Judge, ReportedOnlyVariantsNeverRegress) {
     const RunResults base = run({{"g/glibc", 100}, {"g/off", 100}, {"unsteady/off", 100}});
     const Judgement j = judge(cur, base, t);
     EXPECT_EQ(row(j, "g/glibc", "time").verdict, Verdict::not_judged);
-    EXPECT_EQ(row(j, "unsteady/off", "time").verdict, Verdict::not_judged);  // a whole group
+    EXPECT_EQ(row(j, "unsteady/off", "time").verdict, Verdict::not_judged);  // a whole group, ratios too
+    RunResults cur_ratios = cur, base_ratios = base;
+    cur_ratios.ratios["unsteady: off / co"] = 2.0;
+    base_ratios.ratios["unsteady: off / co"] = 1.0;
+    EXPECT_EQ(row(judge(cur_ratios, base_ratios, t), "unsteady: off / co", "ratio").verdict, Verdict::not_judged);
     EXPECT_EQ(row(j, "g/glibc", "memory").verdict, Verdict::not_judged);
     EXPECT_EQ(row(j, "g/off", "time").verdict, Verdict::regression);
     EXPECT_TRUE(j.failed());

@@ -337,6 +337,16 @@ std::set<std::string> keys_of(const Map& a, const Map& b) {
     return keys;
 }
 
+bool reported_only(const Tolerances& t, const std::string& variant_or_group) {
+    return std::find(t.reported_only.begin(), t.reported_only.end(), variant_or_group) != t.reported_only.end();
+}
+
+void report_without_verdict(Row& row) {
+    if (row.verdict != Verdict::regression && row.verdict != Verdict::improvement) return;
+    row.verdict = Verdict::not_judged;
+    row.note = "reported, not judged (results/tolerances.json: reported_only)";
+}
+
 }  // namespace
 
 Judgement judge(const RunResults& current, const RunResults& baseline, const Tolerances& t) {
@@ -363,15 +373,8 @@ Judgement judge(const RunResults& current, const RunResults& baseline, const Tol
             j.rows.back().current = cm->bytes_per_iteration;
             j.rows.back().baseline = bm->bytes_per_iteration;
         }
-        const auto reported_only = [&](const std::string& what) {
-            return std::find(t.reported_only.begin(), t.reported_only.end(), what) != t.reported_only.end();
-        };
-        if (reported_only(split_benchmark_name(name).second) || reported_only(group))
-            for (size_t i = first_row; i < j.rows.size(); ++i)
-                if (j.rows[i].verdict == Verdict::regression || j.rows[i].verdict == Verdict::improvement) {
-                    j.rows[i].verdict = Verdict::not_judged;
-                    j.rows[i].note = "reported, not judged (results/tolerances.json: reported_only)";
-                }
+        if (reported_only(t, split_benchmark_name(name).second) || reported_only(t, group))
+            for (size_t i = first_row; i < j.rows.size(); ++i) report_without_verdict(j.rows[i]);
     }
     for (const std::string& id : keys_of(current.ratios, baseline.ratios)) {
         const auto c = current.ratios.find(id);
@@ -383,6 +386,7 @@ Judgement judge(const RunResults& current, const RunResults& baseline, const Tol
         j.rows.push_back(judged(id, "ratio", c == current.ratios.end() ? nullptr : &c->second,
                                 b == baseline.ratios.end() ? nullptr : &b->second,
                                 ruled && rule->tolerance > 0 ? rule->tolerance : t.ratio, ruled ? rule->limit : 0));
+        if (reported_only(t, id.substr(0, id.find(": ")))) report_without_verdict(j.rows.back());
     }
     for (const std::string& id : keys_of(current.instructions, baseline.instructions)) {
         const auto c = current.instructions.find(id);
