@@ -209,3 +209,24 @@ TEST(Profiler, OnlySampledBigBlocksReachTheProfilerWhenFreed) {
     ASSERT_EQ(profile.frees.size(), 1u);
     EXPECT_EQ(profile.frees[0].address, reinterpret_cast<uintptr_t>(sampled));
 }
+
+// A free names the very record it frees, even when the address was sampled
+// again after it: two allocations at one address, two frees, one each.
+TEST(Profiler, FreesPairWithTheirOwnRecordWhenAnAddressIsReused) {
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    void* first = alloc::pool_alloc(64);
+    alloc::free(first);
+    void* second = alloc::pool_alloc(64);
+    void* keep = alloc::pool_alloc(64);  // sampled, still live: no free names it
+    alloc::free(second);
+    alloc::profiler::stop();
+    const auto profile = alloc::profiler::fetch();
+    ASSERT_EQ(profile.allocations.size(), 3u);
+    ASSERT_EQ(profile.frees.size(), 2u);
+    EXPECT_EQ(second, first) << "the freed sampled block was not reused: the test shows nothing";
+    EXPECT_EQ(profile.frees[0].allocation, 0u);
+    EXPECT_EQ(profile.frees[1].allocation, 1u);
+    EXPECT_EQ(profile.allocations[2].address, reinterpret_cast<uintptr_t>(keep));
+    alloc::free(keep);
+}

@@ -12,6 +12,8 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <numeric>
+#include <optional>
 #include <atomic>
 #include <unordered_map>
 
@@ -64,9 +66,13 @@ struct RawRecord {
     double weight;  // or, byte-sampled, minus the mean interval: fetch() computes the weight
 };
 
+struct ThreadBuffer;
+
+// The free of a sampled allocation: which record it frees, in which thread's buffer.
 struct RawFree {
     uintptr_t address;
-    uint64_t time_ns;
+    const ThreadBuffer* allocated_in;
+    uint32_t record;
 };
 
 
@@ -151,14 +157,16 @@ public:
         *slot = {address, buffer, record};
     }
     // Removes the entry of address; false when it was not sampled.
-    bool erase(uintptr_t address) {
+    // Removes the entry of address and returns it; nullopt when it was not sampled.
+    std::optional<LiveEntry> erase(uintptr_t address) {
         std::lock_guard lock(lock_);
-        if (table_.empty()) return false;
+        if (table_.empty()) return std::nullopt;
         LiveEntry* slot = find_slot(address, false);
-        if (!slot || slot->address != address) return false;
+        if (!slot || slot->address != address) return std::nullopt;
+        const LiveEntry entry = *slot;
         slot->address = 1;
         --live_;
-        return true;
+        return entry;
     }
     void clear() {
         std::lock_guard lock(lock_);
@@ -285,13 +293,14 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
 // Recorded whether or not the profiler still runs: the in-use profile stays
 // true after stop().
 void record_free_slow(void* p) {
-    if (!shard_of(reinterpret_cast<uintptr_t>(p)).erase(reinterpret_cast<uintptr_t>(p))) return;  // not sampled
+    const auto entry = shard_of(reinterpret_cast<uintptr_t>(p)).erase(reinterpret_cast<uintptr_t>(p));
+    if (!entry) return;  // not sampled
     ThreadState& t = thread_state();
     const bool was_recording = t.recording;
     t.recording = true;
     {
         std::lock_guard lock(t.buffer->mutex);
-        t.buffer->frees.push_back({reinterpret_cast<uintptr_t>(p), ticks()});
+        t.buffer->frees.push_back({entry->address, entry->buffer, entry->record});
     }
     t.recording = was_recording;
 }
@@ -329,19 +338,24 @@ Profile fetch() {
     auto to_ns = [&](uint64_t tick) {
         return clock_at_start.ns + static_cast<uint64_t>(double(int64_t(tick - clock_at_start.tick)) * ns_per_tick);
     };
-    std::unordered_map<uintptr_t, size_t> latest;  // address -> index of its latest sampled allocation
     std::vector<std::shared_ptr<ThreadBuffer>> all;
     {
         std::lock_guard lock(buffers_mutex);
         all = buffers;
     }
-    struct TimedFree {
+    // Records of buffer b are allocations [first, first + count) before the sort by time.
+    struct Span {
+        size_t first, count;
+    };
+    std::unordered_map<const ThreadBuffer*, Span> spans;
+    struct FreeOf {
         RawFree free;
         uint32_t tid;
     };
-    std::vector<TimedFree> frees;
+    std::vector<FreeOf> frees;
     for (const auto& b : all) {
         std::lock_guard lock(b->mutex);
+        spans[b.get()] = {profile.allocations.size(), b->records.size()};
         for (const RawRecord& r : b->records) {
             // A byte-sampled allocation of s bytes stands for 1 / (1 - exp(-s / mean)) allocations.
             const double weight =
@@ -350,21 +364,27 @@ Profile fetch() {
             record.stack.assign(b->frames.begin() + r.first_frame, b->frames.begin() + r.first_frame + r.depth);
             profile.allocations.push_back(std::move(record));
         }
-        for (const RawFree& f : b->frees) frees.push_back({{f.address, to_ns(f.time_ns)}, b->tid});
+        for (const RawFree& f : b->frees) frees.push_back({f, b->tid});
         profile.dropped_frames += b->dropped_frames;
     }
-    // Pair each free with the latest sampled allocation of its address before it.
-    std::sort(profile.allocations.begin(), profile.allocations.end(),
-              [](const auto& a, const auto& b) { return a.time_ns < b.time_ns; });
-    std::sort(frees.begin(), frees.end(), [](const auto& a, const auto& b) { return a.free.time_ns < b.free.time_ns; });
-    size_t next = 0;
-    for (const TimedFree& f : frees) {
-        while (next < profile.allocations.size() && profile.allocations[next].time_ns <= f.free.time_ns)
-            latest[profile.allocations[next].address] = next, ++next;
-        const auto it = latest.find(f.free.address);
-        if (it == latest.end()) continue;
-        profile.frees.push_back({f.free.address, f.tid, f.free.time_ns, it->second});
-        latest.erase(it);
+    std::vector<size_t> order(profile.allocations.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return profile.allocations[a].time_ns < profile.allocations[b].time_ns;
+    });
+    std::vector<size_t> position(order.size());
+    std::vector<AllocationRecord> by_time;
+    by_time.reserve(order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        position[order[i]] = i;
+        by_time.push_back(std::move(profile.allocations[order[i]]));
+    }
+    profile.allocations = std::move(by_time);
+    // Each free names its record; one recorded after this fetch read that buffer is left for the next.
+    for (const FreeOf& f : frees) {
+        const auto span = spans.find(f.free.allocated_in);
+        if (span == spans.end() || f.free.record >= span->second.count) continue;
+        profile.frees.push_back({f.free.address, f.tid, position[span->second.first + f.free.record]});
     }
     return profile;
 }

@@ -46,7 +46,6 @@ struct AllocationRecord {
 struct FreeRecord {
     uintptr_t address;
     uint32_t thread;
-    uint64_t time_ns;
     size_t allocation;  // index of the sampled allocation freed, in Profile::allocations
 };
 
