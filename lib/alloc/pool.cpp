@@ -196,7 +196,12 @@ void* sampled_block(void* p) {
         h->sampled = new Heap();
         h->sampled->sampled_pages = true;
     }
-    void* moved = alloc_from(h->sampled, page->size_class);
+    // Every sampled block is of the largest class, whatever its own: one LIFO
+    // list for all samples, so the next sample reuses the block the last one
+    // freed, still in cache, where a list per class would hand out a block
+    // untouched since that class's last sample. Costs at most 2 KiB per live
+    // sampled allocation.
+    void* moved = alloc_from(h->sampled, class_count - 1);
     push_local(h, page->size_class, p);
     return moved;
 }
@@ -204,8 +209,8 @@ void* sampled_block(void* p) {
 void free_slow(PageHeader* page, void* p) {
     if (page->owner_word & sampled_page) record_free_slow(p);
     Heap* owner = page->owner();
-    if (owner == this_thread_heap) return push_local(owner, page->size_class, p);
-    // Another thread's heap, or a sampled page (its heap is reached only from here).
+    Heap* mine = this_thread_heap;
+    if (owner == mine || (mine && owner == mine->sampled)) return push_local(owner, page->size_class, p);
     auto* object = static_cast<FreeObject*>(p);
     std::atomic<FreeObject*>& list = owner->remote[page->size_class];
     FreeObject* head = list.load(std::memory_order_relaxed);

@@ -96,8 +96,8 @@ void big_or_managed_free(void* p);
 // for the hook but p and the requested size.
 [[gnu::cold, gnu::noinline]] void* record_slow(void* p, size_t requested, const TypeInfo* type);
 // The block the profiler records for a sampled allocation p: a pool object
-// moves to a sampled page of its heap (p goes back to the free list), a big or
-// managed block is marked in its header. Either way its free, and only its,
+// moves to a sampled page of its heap, in the largest class (p goes back to the
+// free list), a big or managed block is marked in its header. Either way its free, and only its,
 // reaches the profiler.
 void* sampled_block(void* p);
 // Forgets p if it is a live sampled allocation, recording its free.

@@ -272,8 +272,8 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     if (t.recording) return p;
     const double weight = sample_weight(t, requested);
     if (weight == 0.0) return p;
+    const size_t allocated = usable_size(p);  // of its class: a sampled block is at least as large
     p = sampled_block(p);
-    const size_t allocated = usable_size(p);
     t.recording = true;
     ThreadBuffer& b = *t.buffer;
     uint32_t index;
