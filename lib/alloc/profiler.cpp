@@ -13,7 +13,6 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
-#include <optional>
 #include <atomic>
 #include <unordered_map>
 
@@ -68,11 +67,13 @@ struct RawRecord {
 
 struct ThreadBuffer;
 
-// The free of a sampled allocation: which record it frees, in which thread's buffer.
+// The free of a sampled allocation: which record it frees, in which thread's
+// buffer, and the thread that freed it.
 struct RawFree {
     uintptr_t address;
     const ThreadBuffer* allocated_in;
     uint32_t record;
+    uint32_t thread;
 };
 
 
@@ -80,7 +81,6 @@ struct ThreadBuffer {
     SpinLock mutex;  // the owner thread and fetch(): never contended while recording
     std::vector<RawRecord> records;
     std::vector<uintptr_t> frames;
-    std::vector<RawFree> frees;
     uint32_t tid = 0;
     uint64_t dropped_frames = 0;
 };
@@ -156,21 +156,25 @@ public:
         if (slot->address <= 1) ++live_, used_ += slot->address == 0;
         *slot = {address, buffer, record};
     }
-    // Removes the entry of address; false when it was not sampled.
-    // Removes the entry of address and returns it; nullopt when it was not sampled.
-    std::optional<LiveEntry> erase(uintptr_t address) {
+    // The free of address by thread: removes its entry and keeps the free here,
+    // under the one lock; nothing when address is not a live sampled allocation.
+    void record_free(uintptr_t address, uint32_t thread) {
         std::lock_guard lock(lock_);
-        if (table_.empty()) return std::nullopt;
+        if (table_.empty()) return;
         LiveEntry* slot = find_slot(address, false);
-        if (!slot || slot->address != address) return std::nullopt;
-        const LiveEntry entry = *slot;
+        if (!slot || slot->address != address) return;
+        frees_.push_back({address, slot->buffer, slot->record, thread});
         slot->address = 1;
         --live_;
-        return entry;
+    }
+    void append_frees(std::vector<RawFree>& out) {
+        std::lock_guard lock(lock_);
+        out.insert(out.end(), frees_.begin(), frees_.end());
     }
     void clear() {
         std::lock_guard lock(lock_);
         table_.clear();
+        frees_.clear();
         used_ = live_ = 0;
     }
 
@@ -201,6 +205,7 @@ private:
 
     SpinLock lock_;
     std::vector<LiveEntry> table_;
+    std::vector<RawFree> frees_;
     size_t used_ = 0, live_ = 0;  // used counts erased slots too: they lengthen probes
 };
 
@@ -293,16 +298,8 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
 // Recorded whether or not the profiler still runs: the in-use profile stays
 // true after stop().
 void record_free_slow(void* p) {
-    const auto entry = shard_of(reinterpret_cast<uintptr_t>(p)).erase(reinterpret_cast<uintptr_t>(p));
-    if (!entry) return;  // not sampled
-    ThreadState& t = thread_state();
-    const bool was_recording = t.recording;
-    t.recording = true;
-    {
-        std::lock_guard lock(t.buffer->mutex);
-        t.buffer->frees.push_back({entry->address, entry->buffer, entry->record});
-    }
-    t.recording = was_recording;
+    const auto address = reinterpret_cast<uintptr_t>(p);
+    shard_of(address).record_free(address, thread_state().buffer->tid);
 }
 
 }  // namespace detail
@@ -348,11 +345,7 @@ Profile fetch() {
         size_t first, count;
     };
     std::unordered_map<const ThreadBuffer*, Span> spans;
-    struct FreeOf {
-        RawFree free;
-        uint32_t tid;
-    };
-    std::vector<FreeOf> frees;
+    std::vector<RawFree> frees;
     for (const auto& b : all) {
         std::lock_guard lock(b->mutex);
         spans[b.get()] = {profile.allocations.size(), b->records.size()};
@@ -364,7 +357,6 @@ Profile fetch() {
             record.stack.assign(b->frames.begin() + r.first_frame, b->frames.begin() + r.first_frame + r.depth);
             profile.allocations.push_back(std::move(record));
         }
-        for (const RawFree& f : b->frees) frees.push_back({f, b->tid});
         profile.dropped_frames += b->dropped_frames;
     }
     std::vector<size_t> order(profile.allocations.size());
@@ -380,11 +372,12 @@ Profile fetch() {
         by_time.push_back(std::move(profile.allocations[order[i]]));
     }
     profile.allocations = std::move(by_time);
-    // Each free names its record; one recorded after this fetch read that buffer is left for the next.
-    for (const FreeOf& f : frees) {
-        const auto span = spans.find(f.free.allocated_in);
-        if (span == spans.end() || f.free.record >= span->second.count) continue;
-        profile.frees.push_back({f.free.address, f.tid, position[span->second.first + f.free.record]});
+    // Each free names its record; one of a record this fetch did not read is left for the next.
+    for (Shard& shard : shards) shard.append_frees(frees);
+    for (const RawFree& f : frees) {
+        const auto span = spans.find(f.allocated_in);
+        if (span == spans.end() || f.record >= span->second.count) continue;
+        profile.frees.push_back({f.address, f.thread, position[span->second.first + f.record]});
     }
     return profile;
 }
@@ -399,7 +392,6 @@ void clear() {
         std::lock_guard lock(b->mutex);
         b->records.clear();
         b->frames.clear();
-        b->frees.clear();
         b->dropped_frames = 0;
     }
     for (Shard& s : shards) s.clear();
