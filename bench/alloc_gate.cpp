@@ -21,6 +21,7 @@
 #include "alloc/pool.hpp"
 #include "alloc/profiler.hpp"
 #include "jit/isa.hpp"
+#include "report/judge.hpp"
 #include "report/machine.hpp"
 
 #include <benchmark/benchmark.h>
@@ -287,13 +288,6 @@ int64_t chunk_iterations(const std::string& benchmark, const Workload& w, const 
     return known[benchmark] = std::max<int64_t>(1, static_cast<int64_t>(n * target_ns / ns));
 }
 
-double median(std::vector<double> values) {
-    if (values.empty()) return NAN;
-    const auto mid = values.begin() + values.size() / 2;
-    std::nth_element(values.begin(), mid, values.end());
-    return *mid;
-}
-
 // One benchmark: the workload with v, in chunks; one Google Benchmark iteration
 // per chunk, timed by hand. With a reference (another variant of the pool, so
 // the same free()), each chunk of v is paired with a chunk of the reference
@@ -328,16 +322,20 @@ void run(benchmark::State& state, const Workload& w, const Variant& v, const Var
     double total_ns = 0;
     int64_t chunks = 0, since_clear = 0;
     for (auto _ : state) {
+        // Both chunks of a pair start from the same place in the workload's sequence.
         const size_t replay_from = run_state.at;
-        const auto reference_chunk = [&] {
+        const auto chunk_from_start = [&](const Variant& variant) {
             run_state.at = replay_from;
-            return time_chunk(*reference);
+            return time_chunk(variant);
         };
-        const bool reference_first = reference && (chunks & 1);
-        double reference_ns = reference_first ? reference_chunk() : 0;
-        if (reference_first) run_state.at = replay_from;
-        const double ns = time_chunk(v);
-        if (reference && !reference_first) reference_ns = reference_chunk();
+        double ns, reference_ns = 0;
+        if (reference && (chunks & 1)) {
+            reference_ns = chunk_from_start(*reference);
+            ns = chunk_from_start(v);
+        } else {
+            ns = chunk_from_start(v);
+            if (reference) reference_ns = chunk_from_start(*reference);
+        }
         state.SetIterationTime(ns * 1e-9);
         total_ns += ns;
         ++chunks;
@@ -350,7 +348,7 @@ void run(benchmark::State& state, const Workload& w, const Variant& v, const Var
     alloc::profiler::clear();
     state.counters["bytes_per_iteration"] = bytes;
     state.counters["ns_per_iteration"] = total_ns / static_cast<double>(std::max<int64_t>(1, chunks * chunk));
-    if (reference) state.counters["ratio_to_" + reference->name] = median(ratios);
+    if (reference) state.counters["ratio_to_" + reference->name] = report::median(ratios);
 }
 
 }  // namespace

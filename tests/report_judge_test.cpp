@@ -167,7 +167,7 @@ TEST(Judge, PairedRatiosFromTheSuiteJsonWinOverMinimumTimes) {
         entry("alloc/w/off", 80, ", \"ratio_to_compiled_out\": 1.03") + ", " +
         entry("alloc/w/sampled_512k", 70, ", \"ratio_to_off\": 1.01") + ", " +
         entry("alloc/w/glibc", 300, "") + "]}");
-    RunResults r = read_google_benchmark(path);
+    RunResults r = read_run(path);
     std::filesystem::remove(path);
     ASSERT_EQ(r.benchmarks.count("alloc/w/off"), 1u);  // "/manual_time" dropped
     EXPECT_DOUBLE_EQ(r.benchmarks.at("alloc/w/off").min_ns, 80);  // ns_per_iteration, not real_time

@@ -26,6 +26,11 @@ public:
     static constexpr int vreg_count = is_avx512 ? 32 : 16;
 
     static constexpr Isa isa_of() { return is_sse ? Isa::sse41 : is_avx512 ? Isa::avx512 : Isa::avx2; }
+    // A kernel's code region name, "<kernel>_<isa>_<policy>" (gemm_avx512_frame):
+    // what unwind chains and --mode=list show.
+    static std::string kernel_name(const std::string& kernel, FramePolicy policy) {
+        return kernel + "_" + to_string(isa_of()) + "_" + to_string(policy);
+    }
 
 protected:
     VectorGenerator(const std::string& name, FramePolicy policy) : Generator(name, isa_of(), policy) {}

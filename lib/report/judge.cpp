@@ -41,21 +41,6 @@ double to_ns(double value, const std::string& unit) {
     return NAN;
 }
 
-std::string fixed(double v, int digits = 3) {
-    if (std::isnan(v)) return "NaN";
-    std::ostringstream out;
-    out.precision(digits);
-    out << std::fixed << v;
-    return out.str();
-}
-
-double median(std::vector<double> values) {
-    if (values.empty()) return NAN;
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 Verdict by_tolerance(double ratio, double tolerance) {
     if (!std::isfinite(ratio) || ratio <= 0) return Verdict::invalid;
     if (ratio - tolerance > 1) return Verdict::regression;
@@ -69,6 +54,21 @@ double group_tolerance(const std::map<std::string, double>& overrides, const std
 }
 
 }  // namespace
+
+std::string fixed(double v, int digits) {
+    if (std::isnan(v)) return "NaN";
+    std::ostringstream out;
+    out.precision(digits);
+    out << std::fixed << v;
+    return out.str();
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) return NAN;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
 
 std::string Fingerprint::describe() const {
     return cpu + ", " + isa + ", " + std::to_string(cores) + " cores";
@@ -139,10 +139,6 @@ RunResults benchfp_results(const nlohmann::json& doc, const std::string& path) {
 }
 
 }  // namespace
-
-RunResults read_google_benchmark(const std::string& path) {
-    return google_benchmark_results(read_json(path, "Google Benchmark results"), path);
-}
 
 RunResults read_run(const std::string& path) {
     const nlohmann::json doc = read_json(path, "results");

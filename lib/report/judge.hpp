@@ -26,6 +26,11 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// How every number in a report is written: `digits` after the point, "NaN" for NaN.
+std::string fixed(double v, int digits = 3);
+// The middle value (the mean of the two middle ones for an even count); NaN for none.
+double median(std::vector<double> values);
+
 struct Fingerprint {
     std::string cpu, isa;
     int cores = 0;
@@ -72,7 +77,6 @@ struct Tolerances {
     std::map<std::string, double> instruction_limits;  // absolute: per-operation counts, by id
 };
 
-RunResults read_google_benchmark(const std::string& path);
 // Either kind of run: Google Benchmark JSON, or benchfp's own results
 // (benchfp kernel --mode=perf --json=FILE: a benchmark per perf case,
 // "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>", its minimum time per call).

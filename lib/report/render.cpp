@@ -11,14 +11,6 @@ namespace benchfp::report {
 
 namespace {
 
-std::string num(double v, int digits = 3) {
-    if (std::isnan(v)) return "NaN";
-    std::ostringstream out;
-    out.precision(digits);
-    out << std::fixed << v;
-    return out.str();
-}
-
 const char* mark(Verdict v) {
     switch (v) {
     case Verdict::regression:
@@ -31,8 +23,8 @@ const char* mark(Verdict v) {
 
 std::string cell(const Row& r) {
     if (r.verdict == Verdict::missing) return "missing :x:";
-    if (r.verdict == Verdict::added) return "new (" + num(r.current) + ")";
-    std::string text = num(r.ratio) + " (" + num(100 * r.tolerance, 0) + "%)" + mark(r.verdict);
+    if (r.verdict == Verdict::added) return "new (" + fixed(r.current) + ")";
+    std::string text = fixed(r.ratio) + " (" + fixed(100 * r.tolerance, 0) + "%)" + mark(r.verdict);
     if (r.verdict == Verdict::not_judged) text += " (not judged)";
     if (!r.note.empty() && r.verdict == Verdict::regression && r.limit > 0) text += " " + r.note;
     return text;
@@ -85,8 +77,8 @@ std::string render_markdown(const Judgement& j, const RunResults& current, const
     for (const Row& r : j.rows) {
         if (r.kind != "ratio" && r.kind != "instructions") continue;
         if (!significant(r)) continue;
-        md << "| `" << r.id << "` | " << num(r.current) << " | " << num(r.baseline) << " | " << cell(r) << " | "
-           << (r.limit > 0 ? num(r.limit) : "") << " |\n";
+        md << "| `" << r.id << "` | " << fixed(r.current) << " | " << fixed(r.baseline) << " | " << cell(r) << " | "
+           << (r.limit > 0 ? fixed(r.limit) : "") << " |\n";
     }
     md << "\n## Benchmark groups\n\n";
     for (const std::string& g : groups_of(current)) md << "- `" << g << "`\n";
@@ -152,7 +144,7 @@ std::string render_html(const Judgement& j, const RunResults& current, const Run
         const double x0 = x_of(1), x1 = x_of(r->ratio);
         svg << "<rect x='" << std::min(x0, x1) << "' y='" << y + 3 << "' width='" << std::max(1.0, std::fabs(x1 - x0))
             << "' height='" << row_h - 10 << "' fill='" << color << "'/>";
-        svg << "<text x='" << label_w + chart_w + 6 << "' y='" << y + 12 << "'>" << num(r->ratio) << "</text>";
+        svg << "<text x='" << label_w + chart_w + 6 << "' y='" << y + 12 << "'>" << fixed(r->ratio) << "</text>";
         y += row_h;
     }
     svg << "</svg>";

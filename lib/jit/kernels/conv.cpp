@@ -22,7 +22,7 @@ class ConvKernel final : public VectorGenerator<Vmm> {
 
 public:
     explicit ConvKernel(FramePolicy policy)
-        : Base(std::string("conv_") + to_string(Base::isa_of()) + "_" + to_string(policy), policy) {
+        : Base(Base::kernel_name("conv", policy), policy) {
         auto& pool = this->pool();
         // Hot values first, in registers: the inner ic loop and the scratch.
         p_src_ = pool.take_register("src tap cursor");

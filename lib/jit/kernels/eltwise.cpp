@@ -64,8 +64,7 @@ class EltwiseKernel final : public VectorMath<Vmm> {
 
 public:
     EltwiseKernel(EltwiseAlg alg, FramePolicy policy)
-        : Base(std::string("eltwise_") + to_string(alg) + "_" + to_string(Base::isa_of()) + "_" + to_string(policy),
-               policy),
+        : Base(Base::kernel_name(std::string("eltwise_") + to_string(alg), policy), policy),
           alg_(alg),
           reg_src_(this->pool().take_register("src")),
           reg_dst_(this->pool().take_register("dst")),

@@ -28,7 +28,7 @@ class GemmKernel final : public VectorGenerator<Vmm> {
 
 public:
     explicit GemmKernel(FramePolicy policy)
-        : Base(std::string("gemm_") + to_string(Base::isa_of()) + "_" + to_string(policy), policy),
+        : Base(Base::kernel_name("gemm", policy), policy),
           tile_(gemm_tile(Base::isa_of())),
           reg_a_(this->pool().take_register("a panel")),
           reg_b_(this->pool().take_register("b panel")),

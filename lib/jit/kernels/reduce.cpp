@@ -75,8 +75,7 @@ class ReduceKernel final : public VectorMath<Vmm> {
 
 public:
     ReduceKernel(ReduceAlg alg, FramePolicy policy)
-        : Base(std::string("reduce_") + to_string(alg) + "_" + to_string(Base::isa_of()) + "_" + to_string(policy),
-               policy),
+        : Base(Base::kernel_name(std::string("reduce_") + to_string(alg), policy), policy),
           alg_(alg),
           src_row_(this->pool().take_register("src row")),
           dst_row_(this->pool().take_register("dst row")),

@@ -17,7 +17,7 @@ class ReorderKernel final : public VectorGenerator<Vmm> {
 
 public:
     explicit ReorderKernel(FramePolicy policy)
-        : Base(std::string("reorder_") + to_string(Base::isa_of()) + "_" + to_string(policy), policy) {
+        : Base(Base::kernel_name("reorder", policy), policy) {
         auto& pool = this->pool();
         src_ = pool.take_register("src batch");
         dst_ = pool.take_register("dst batch");
