@@ -8,6 +8,7 @@ packages=(
   build-essential cmake pkg-config
   libxbyak-dev libpfm4-dev libcli11-dev libgtest-dev libbenchmark-dev libdw-dev nlohmann-json3-dev
   libdnnl-dev  # oneDNN: the peer of --vs=onednn
+  ocl-icd-opencl-dev  # libdnnl-dev's CMake config calls find_package(OpenCL); only a Recommends of it
   libprotobuf-dev protobuf-compiler zlib1g-dev  # pprof export of allocation profiles
   valgrind  # instruction counts of the allocator hook (scripts/alloc_hook_instructions.sh)
   libjemalloc-dev libmimalloc-dev libgoogle-perftools-dev  # the allocator gate's peers (bench/alloc_gate.cpp)
