@@ -193,9 +193,35 @@ TEST(Cli, JsonRecordsEveryCase) {
     std::filesystem::remove(path);
 }
 
+// The families, as `benchfp kernel --list` reports the family table: a new
+// family joins every sweep below without a line here.
+std::vector<std::string> listed_families() {
+    const CommandRun run = run_benchfp("kernel --list --json=-");
+    std::vector<std::string> names;
+    try {
+        for (const auto& family : nlohmann::json::parse(run.output)) names.push_back(family["name"]);
+    } catch (const nlohmann::json::exception&) {
+        names.push_back("unlisted");  // the sweep then fails, naming --list
+    }
+    return names;
+}
+
 // Per family: the CI batch against the reference, the unwind batch pinning the
 // three behaviours on every ISA.
 class CliFamily : public testing::TestWithParam<std::string> {};
+
+TEST_P(CliFamily, HasItsBatchFiles) {
+    for (const char* batch : {"ci", "unwind", "perf"})
+        EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::path(BENCHFP_SOURCE_DIR) / "cases" / GetParam() /
+                                                     batch))
+            << "cases/" << GetParam() << "/" << batch << " is missing";
+    for (const auto& [suite, batch] : {std::pair{"unwind", "unwind"}, {"default", "ci"}}) {
+        std::ifstream file(std::filesystem::path(BENCHFP_SOURCE_DIR) / "cases" / suite);
+        const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        EXPECT_NE(text.find("cases/" + GetParam() + "/" + batch), std::string::npos)
+            << "cases/" << suite << " does not run cases/" << GetParam() << "/" << batch;
+    }
+}
 
 TEST_P(CliFamily, CiBatchPassesCorrectness) {
     expect_sampled_run("kernel --mode=corr --batch=cases/" + GetParam() + "/ci", 0, {" failed:0", "PASSED"});
@@ -206,7 +232,7 @@ TEST_P(CliFamily, UnwindBatchPinsEveryPolicy) {
                        {" failed:0", "broken:0)", "skipped-caller:0 broken:0", "full:0/"});
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFamilies, CliFamily, testing::Values("eltwise", "reduce", "gemm", "conv", "reorder"),
+INSTANTIATE_TEST_SUITE_P(AllFamilies, CliFamily, testing::ValuesIn(listed_families()),
                          [](const auto& info) { return info.param; });
 
 TEST(CliPerf, PoliciesRunSideBySideWithRatios) {

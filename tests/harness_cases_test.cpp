@@ -1,6 +1,6 @@
 // Expansion of options and batch files into cases: precedence, lists, nesting,
 // and bad input named precisely.
-#include "kernel_cases.hpp"
+#include "kernel/kernel_cases.hpp"
 #include "usage_error.hpp"
 
 #include <gtest/gtest.h>

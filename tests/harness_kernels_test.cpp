@@ -1,40 +1,29 @@
 // Every kernel family against its reference on a seeded sweep of random shapes,
 // on every ISA the host has and every frame policy: tails of every length, edge
 // tiles, padding, and the shapes that spill GPRs.
-#include "jit/registry.hpp"
-#include "kernel_cases.hpp"
-#include "workloads/workload.hpp"
+#include "families/family.hpp"
+#include "families/workload.hpp"
+#include "kernel/kernel_cases.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
-#include <sstream>
 
 using namespace benchfp;
 using namespace benchfp::harness;
 
 namespace {
 
-// A random problem descriptor of a family, small enough to check quickly.
-std::string random_problem(const std::string& family, const std::string& alg, std::mt19937& rng) {
-    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-    std::ostringstream p;
-    if (family == "eltwise") p << pick(1, 300);
-    else if (family == "reduce") p << pick(1, 9) << 'x' << pick(1, 70);
-    else if (family == "gemm") p << 'm' << pick(1, 40) << 'n' << pick(1, 70) << 'k' << pick(1, 40) << (pick(0, 1) ? "beta0.5" : "");
-    else if (family == "conv") {
-        const int kh = pick(1, 3), sh = pick(1, 2), dh = pick(0, 1), ph = pick(0, kh - 1);
-        p << "mb" << pick(1, 2) << "ic" << pick(1, 9) << "ih" << pick(5, 9) << "iw" << pick(5, 9) << "oc" << pick(1, 40)
-          << "kh" << kh << "kw" << pick(1, 3) << "sh" << sh << "sw" << pick(1, 2) << "ph" << ph << "dh" << dh;
-    } else if (alg == "transpose") p << pick(1, 3) << 'x' << pick(1, 23) << 'x' << pick(1, 23);
-    else p << pick(1, 2) << 'x' << pick(1, 9) << 'x' << pick(1, 7) << 'x' << pick(1, 7);
-    return p.str();
+std::vector<std::string> family_names_of_table() {
+    std::vector<std::string> names;
+    for (const Family& family : families()) names.push_back(family.name);
+    return names;
 }
 
 class KernelSweep : public testing::TestWithParam<std::string> {};
 
 TEST_P(KernelSweep, MatchesTheReferenceOnRandomShapes) {
-    const jit::KernelFamily* family = jit::find_kernel_family(GetParam());
+    const Family* family = find_family(GetParam());
     ASSERT_NE(family, nullptr);
     std::mt19937 rng(20261129);
     int checked = 0;
@@ -45,10 +34,10 @@ TEST_P(KernelSweep, MatchesTheReferenceOnRandomShapes) {
                 for (int shape = 0; shape < 6; ++shape) {
                     KernelCase c;
                     c.spec = {family->name, alg, isa, policy};
-                    c.problem = random_problem(family->name, alg, rng);
+                    c.problem = family->random_problem(alg, rng);
                     c.seed = static_cast<unsigned>(rng());
                     c.threads = shape % 3 == 2 ? 2 : 1;
-                    const auto workload = make_workload(c);
+                    const auto workload = family->make_workload(c);
                     const CorrOutcome outcome = workload->check();
                     EXPECT_TRUE(outcome.passed) << repro(c) << ": " << outcome.detail;
                     ++checked;
@@ -57,7 +46,7 @@ TEST_P(KernelSweep, MatchesTheReferenceOnRandomShapes) {
     EXPECT_GT(checked, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFamilies, KernelSweep, testing::Values("eltwise", "reduce", "gemm", "conv", "reorder"),
+INSTANTIATE_TEST_SUITE_P(AllFamilies, KernelSweep, testing::ValuesIn(family_names_of_table()),
                          [](const auto& info) { return info.param; });
 
 TEST(KernelSweep, ConvSpillsUnderFramePolicyAndStillMatches) {
@@ -66,7 +55,7 @@ TEST(KernelSweep, ConvSpillsUnderFramePolicyAndStillMatches) {
         KernelCase c;
         c.spec = {"conv", "f32", isa, jit::FramePolicy::frame};
         c.problem = "ic5ih6oc21kh3ph1";
-        const auto workload = make_workload(c);
+        const auto workload = find_family(c.spec.kernel)->make_workload(c);
         EXPECT_GT(workload->kernel().gprs().spilled(), 0);
         EXPECT_FALSE(workload->kernel().gprs().rbp_taken());
         EXPECT_TRUE(workload->check().passed);
@@ -78,7 +67,7 @@ TEST(KernelSweep, VariantsShareTheDataAndDifferOnlyInPolicy) {
     c.spec = {"gemm", "f32", jit::Isa::avx2, jit::FramePolicy::clobber};
     c.problem = "m20n20k20";
     if (!jit::isa_usable(jit::Isa::avx2, std::nullopt)) GTEST_SKIP() << "no avx2";
-    const auto workload = make_workload(c);
+    const auto workload = find_family(c.spec.kernel)->make_workload(c);
     c.spec.frame = jit::FramePolicy::frame;
     EXPECT_EQ(workload->add_variant(c.spec), 1u);
     EXPECT_EQ(workload->kernel(1).policy(), jit::FramePolicy::frame);

@@ -1,34 +1,43 @@
 #pragma once
-// oneDNN (Debian's libdnnl) doing the same problem on a workload's buffers, for
-// --vs=onednn: dnnl_sgemm and primitives through the C API. Its OpenMP thread
-// count is set to the case's --threads before each run.
-#include "workloads/workload.hpp"
+// oneDNN (Debian's libdnnl) as a peer, through its C API: the pieces every
+// family's oneDNN peer is made of (families/<name>/ describe the primitive).
+// A peer's OpenMP thread count is set to the case's --threads before each run.
+#include "peers/peer.hpp"
+
+#include <dnnl.h>
 
 #include <memory>
-#include <string>
 #include <vector>
 
-namespace benchfp::harness {
+namespace benchfp::harness::onednn {
 
-std::unique_ptr<Peer> onednn_sgemm(size_t m, size_t n, size_t k, const float* a, const float* b, float* c, float beta,
-                                   int threads);
+// Throws std::runtime_error naming `what` unless status is dnnl_success.
+void check(dnnl_status_t status, const char* what);
 
-// eltwise alg: relu, exp, gelu_tanh, tanh over n floats.
-std::unique_ptr<Peer> onednn_eltwise(const std::string& alg, const float* src, float* dst, size_t n, int threads);
+// A dense f32 memory descriptor of `dims` in the layout `tag`.
+dnnl_memory_desc_t plain_desc(std::vector<dnnl_dim_t> dims, dnnl_format_tag_t tag);
 
-// reduce alg over the last axis of rows x cols: sum, max (dst: rows), softmax (dst: rows x cols).
-std::unique_ptr<Peer> onednn_reduce(const std::string& alg, const float* src, float* dst, size_t rows, size_t cols,
-                                    int threads);
+// The CPU engine every peer runs on.
+dnnl_engine_t engine();
 
-// Reorder of batch x rows x cols to batch x cols x rows (a transpose per batch).
-std::unique_ptr<Peer> onednn_transpose(const float* src, float* dst, size_t batch, size_t rows, size_t cols,
-                                       int threads);
+// Sets oneDNN's (OpenMP's) thread count for the next call.
+void set_threads(int threads);
 
-struct ConvShape {
-    size_t mb, ic, ih, iw, oc, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;  // dilation 0 = dense, as in benchdnn
+// A primitive with its memories bound to a workload's buffers.
+class PrimitivePeer final : public Peer {
+public:
+    PrimitivePeer(dnnl_primitive_desc_t pd, int threads);  // takes ownership of pd
+    ~PrimitivePeer() override;
+    void bind(int arg, const dnnl_memory_desc_t& md, const void* data);
+    void run() override;
+
+private:
+    int threads_;
+    dnnl_primitive_t primitive_ = nullptr;
+    std::vector<dnnl_exec_arg_t> args_;
 };
-// NHWC source and destination, HWIO weights, no bias.
-std::unique_ptr<Peer> onednn_conv(const ConvShape& shape, const float* src, const float* weights, float* dst,
-                                  int threads);
 
-}  // namespace benchfp::harness
+// The primitive of an operation descriptor (dnnl_*_desc_t) on the CPU engine.
+std::unique_ptr<PrimitivePeer> make_peer(const_dnnl_op_desc_t desc, int threads);
+
+}  // namespace benchfp::harness::onednn

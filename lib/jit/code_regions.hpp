@@ -1,10 +1,10 @@
 #pragma once
-// The process-wide list of live generated code, by name, so that a profiler
-// (the harness, through lib/perf) can name samples that land in it.
+// Where a generated kernel's code is, by name, and where its frame policy
+// holds: what a profiler (the harness, through lib/perf) needs to name and
+// judge samples that land in it.
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace benchfp::jit {
 
@@ -17,8 +17,5 @@ struct CodeRegionInfo {
     size_t epilogue_begin = 0;
 };
 
-void register_code_region(const CodeRegionInfo& info);
-void unregister_code_region(uintptr_t begin);
-std::vector<CodeRegionInfo> code_regions();  // a snapshot
 
 }  // namespace benchfp::jit

@@ -1,5 +1,5 @@
 #pragma once
-// The frame policy of a generated kernel (--frame). See DESIGN.md, "frame policy".
+// The frame policy of a generated kernel (--frame): clobber, preserve or frame, as the README tables them.
 #include <optional>
 #include <ostream>
 #include <string>

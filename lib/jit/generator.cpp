@@ -14,9 +14,7 @@ Generator::Generator(std::string name, Isa isa, FramePolicy policy)
     : Xbyak::CodeGenerator(max_code_size, Xbyak::DontSetProtectRWE),  // RW while emitting, RX after
       name_(std::move(name)), isa_(isa), policy_(policy), pool_(policy) {}
 
-Generator::~Generator() {
-    if (layout_.begin) unregister_code_region(layout_.begin);
-}
+Generator::~Generator() = default;
 
 void Generator::emit_prologue() {
     if (policy_ == FramePolicy::frame) {
@@ -35,12 +33,6 @@ void Generator::emit_epilogue() {
     for (auto it = saved.rbegin(); it != saved.rend(); ++it) pop(*it);
     if (policy_ == FramePolicy::frame) pop(rbp);
     ret();
-}
-
-Xbyak::Reg64 Generator::load(const GprValue& value, const Xbyak::Reg64& scratch) {
-    if (!value.spilled()) return value.reg();
-    mov(scratch, value.operand());
-    return scratch;
 }
 
 void Generator::store(const GprValue& value, const Xbyak::Reg64& from) {
@@ -66,7 +58,6 @@ void Generator::build() {
     layout_.name = name_;
     layout_.begin = reinterpret_cast<uintptr_t>(getCode());
     layout_.size = getSize();
-    register_code_region(layout_);
 }
 
 KernelFn Generator::entry() const {

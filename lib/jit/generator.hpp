@@ -6,7 +6,7 @@
 // Life of a kernel: the derived constructor takes its registers from gprs();
 // build() then emits prologue (saving the callee-saved registers handed out),
 // body, epilogue and data, makes the code read+execute (W^X: never writable and
-// executable at once) and registers the code range under the kernel's name.
+// executable at once) and records where the code is (layout()).
 #include "jit/code_regions.hpp"
 #include "jit/frame_policy.hpp"
 #include "jit/gpr_pool.hpp"
@@ -50,8 +50,6 @@ protected:
     void setup_done();
 
     GprPool& pool() { return pool_; }
-    // A value's register, or `scratch` loaded from its stack slot.
-    Xbyak::Reg64 load(const GprValue& value, const Xbyak::Reg64& scratch);
     // Writes `from` back to a value (a no-op when it is that register).
     void store(const GprValue& value, const Xbyak::Reg64& from);
     const Xbyak::Reg64 abi_param = Xbyak::util::rdi;

@@ -1,7 +1,8 @@
 #include "report/case_result.hpp"
 
+#include "report/file.hpp"
+
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -64,10 +65,7 @@ void write_results_json(const std::string& path, const nlohmann::json& host, con
         record["repro"] = r.repro;
         doc["cases"].push_back(std::move(record));
     }
-    std::ofstream file(path);
-    if (!file) throw std::runtime_error("cannot write results to '" + path + "'");
-    file << doc.dump(2) << '\n';
-    if (!file) throw std::runtime_error("error while writing results to '" + path + "'");
+    write_file(path, doc.dump(2) + "\n");
 }
 
 }  // namespace benchfp::report

@@ -1,5 +1,7 @@
 #include "report/judge.hpp"
 
+#include "report/file.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -213,9 +215,11 @@ void write_baseline(const std::string& path, const RunResults& r) {
     for (const auto& [name, m] : r.benchmarks)
         doc["benchmarks"][name] = {{"min_ns", m.min_ns}, {"bytes_per_iteration", m.bytes_per_iteration},
                                    {"repetitions", m.repetitions}};
-    std::ofstream file(path);
-    file << doc.dump(2) << '\n';
-    if (!file) throw InputError(path + ": cannot write the baseline");
+    try {
+        write_file(path, doc.dump(2) + "\n");
+    } catch (const std::runtime_error& e) {
+        throw InputError(std::string(e.what()) + " (the baseline)");
+    }
 }
 
 Tolerances read_tolerances(const std::string& path) {

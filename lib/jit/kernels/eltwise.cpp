@@ -23,38 +23,6 @@ const char* to_string(EltwiseAlg alg) {
 
 std::optional<EltwiseAlg> parse_eltwise_alg(std::string_view name) { return parse_name(name, all_eltwise_algs); }
 
-float eltwise_reference(EltwiseAlg alg, float xf) {
-    const double x = xf;
-    switch (alg) {
-    case EltwiseAlg::relu: return xf > 0.0f ? xf : 0.0f;
-    case EltwiseAlg::exp: return static_cast<float>(std::exp(x));
-    case EltwiseAlg::tanh: return static_cast<float>(std::tanh(x));
-    case EltwiseAlg::gelu_tanh: {
-        // x * sigmoid(2u): the form without cancellation for large negative x.
-        const double u = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
-        return static_cast<float>(x / (1.0 + std::exp(-2.0 * u)));
-    }
-    }
-    return std::numeric_limits<float>::quiet_NaN();
-}
-
-Tolerance eltwise_tolerance(EltwiseAlg alg, Isa isa, float x) {
-    constexpr double ulp = 0x1p-23;
-    const double subnormal = 2.0 * std::numeric_limits<float>::denorm_min();
-    const double no_fma = isa == Isa::sse41 ? 2.0 : 1.0;
-    switch (alg) {
-    case EltwiseAlg::relu: return {0.0, 0.0};
-    case EltwiseAlg::exp: return {no_fma * 4 * ulp, subnormal};
-    case EltwiseAlg::tanh: return {no_fma * 8 * ulp, subnormal};
-    case EltwiseAlg::gelu_tanh: {
-        const double two_u = 2.0 * std::sqrt(2.0 / M_PI) * (x + 0.044715 * double(x) * x * x);
-        // E may be subnormal (absolute error of a subnormal step), then it is multiplied by x.
-        return {no_fma * 8 * ulp + 4 * std::fabs(two_u) * ulp, subnormal * std::max(1.0f, std::fabs(x))};
-    }
-    }
-    return {0.0, 0.0};
-}
-
 namespace {
 
 template <typename Vmm>

@@ -1,0 +1,86 @@
+#include "command_line.hpp"
+
+#include "usage_error.hpp"
+#include "version.hpp"
+
+#include <iostream>
+#include <stdexcept>
+
+namespace benchfp::harness {
+
+namespace {
+
+constexpr const char* default_batch = "cases/default";
+
+CommandLine bad_usage(const std::string& message) {
+    std::cerr << "benchfp: " << message << '\n';
+    CommandLine out;
+    out.status = 2;
+    return out;
+}
+
+}  // namespace
+
+CommandLine parse_command_line(int argc, char** argv) {
+    CommandLine out;
+    CLI::App app("benchfp: checks that JIT kernels stay profilable (frame-pointer unwinding) and what it costs.\n"
+                 "With no arguments, runs the default suite (" + std::string(default_batch) + ").");
+    app.require_subcommand(0, 1);
+    bool version = false;
+    app.add_flag("--version", version, "print the version, commit, build and the libraries found, then exit");
+    CLI::App* kernel = app.add_subcommand("kernel", "build, check and sample JIT kernels (benchdnn-style cases)");
+    out.kernel.add_to(*kernel);
+    CLI::App* alloc = app.add_subcommand("alloc", "the pool allocator and its allocation profiler");
+    alloc->require_subcommand(1);
+    CLI::App* profile =
+        alloc->add_subcommand("profile", "run a workload under the allocation profiler, write a pprof profile");
+    out.alloc_profile.add_to(*profile);
+    CLI::App* judge =
+        app.add_subcommand("judge", "judge benchmark results against the stored baseline, write the report");
+    out.judge.add_to(*judge);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        out.status = app.exit(e);
+        return out;
+    } catch (const CLI::ParseError& e) {
+        return bad_usage(e.what());
+    }
+    if (version) out.command = Command::version;
+    else if (profile->parsed()) out.command = Command::alloc_profile;
+    else if (judge->parsed()) out.command = Command::judge;
+    else if (kernel->parsed()) out.command = out.kernel.list_families ? Command::kernel_list : Command::kernel;
+    else if (argc == 1) {
+        out.command = Command::kernel;
+        out.kernel.cases.batches = {default_batch};
+    } else {
+        return bad_usage("give a subcommand (kernel, alloc profile, judge); see benchfp --help");
+    }
+    return out;
+}
+
+int run_command(const CommandLine& c) {
+    switch (c.command) {
+    case Command::done: return c.status;
+    case Command::version: std::cout << version_text(); return 0;
+    case Command::kernel_list: return list_families(c.kernel.json_path);
+    case Command::alloc_profile: return run_alloc_profile(c.alloc_profile);
+    case Command::judge: return run_judge(c.judge);
+    case Command::kernel: break;
+    }
+    throw std::logic_error("run_command: the kernel command runs from main");
+}
+
+std::unique_ptr<KernelRun> start_kernel_run(const KernelRunOptions& options) {
+    try {
+        return std::make_unique<KernelRun>(options);
+    } catch (const UsageError& e) {
+        std::cerr << "benchfp: " << e.what() << '\n';
+    } catch (const std::invalid_argument& e) {  // e.g. a bad BENCHFP_MAX_CPU_ISA
+        std::cerr << "benchfp: " << e.what() << '\n';
+    }
+    return nullptr;
+}
+
+}  // namespace benchfp::harness

@@ -1,0 +1,76 @@
+#include "commands/alloc_command.hpp"
+
+#include "alloc/export.hpp"
+#include "alloc/workloads.hpp"
+#include "perf/symbols.hpp"
+#include "report/file.hpp"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+
+namespace benchfp::harness {
+
+void AllocProfileOptions::add_to(CLI::App& app) {
+    app.add_option("--workload", workload, "workload to run: " + alloc::workloads::names())->required();
+    auto* bytes = app.add_option("--sample-bytes", sample_bytes,
+                                 "sample one allocation per N bytes on average (default 524288)")
+                      ->check(CLI::Range(size_t{1}, size_t{1} << 40));
+    auto* rate = app.add_option("--sample-rate", sample_rate, "sample each allocation with probability P")
+                     ->check(CLI::Range(1e-9, 1.0));
+    auto* every = app.add_flag("--all", all, "record every allocation");
+    bytes->excludes(rate)->excludes(every);
+    rate->excludes(every);
+    app.add_option("--max-depth", max_depth, "deepest stack recorded (default 64)")->check(CLI::Range(1, 1024));
+    app.add_option("--scale", scale, "work multiplier of the workload (default 1)")->check(CLI::Range(1, 1000));
+    app.add_option("--out", out, "pprof output (.pb.gz)")->required();
+    app.add_option("--folded", folded, "also write folded stacks (flame graphs) here");
+    app.add_option("--json", json, "also write a JSON summary here");
+}
+
+int run_alloc_profile(const AllocProfileOptions& o) {
+    const alloc::workloads::Workload* workload = alloc::workloads::find(o.workload);
+    if (!workload) {
+        std::cerr << "benchfp: unknown workload '" << o.workload << "' (known: " << alloc::workloads::names() << ")\n";
+        return 2;
+    }
+    alloc::profiler::Options options;
+    if (o.all) {
+        options.sampling = alloc::profiler::Sampling::all;
+    } else if (o.sample_rate) {
+        options.sampling = alloc::profiler::Sampling::probability;
+        options.probability = *o.sample_rate;
+    } else {
+        options.sampling = alloc::profiler::Sampling::bytes;
+        options.mean_bytes = o.sample_bytes.value_or(512 * 1024);
+    }
+    options.max_depth = o.max_depth;
+
+    alloc::profiler::clear();
+    const auto begun = std::chrono::steady_clock::now();
+    alloc::profiler::start(options);
+    workload->run(o.scale);
+    alloc::profiler::stop();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begun).count();
+    const alloc::profiler::Profile profile = alloc::profiler::fetch();
+
+    perf::Symbols symbols;  // after the run: every module the workload loaded is known
+    const alloc::Symbolizer name_of = [&](uintptr_t address) { return symbols.name(address); };
+    try {
+        report::write_file(o.out, alloc::to_pprof_gz(profile, name_of));
+        if (!o.folded.empty()) report::write_file(o.folded, alloc::to_folded(profile, name_of));
+        const nlohmann::json summary = alloc::to_json_summary(profile, name_of);
+        if (!o.json.empty()) report::write_file(o.json, summary.dump(2) + "\n");
+        std::cout << "alloc profile: workload=" << workload->name << " samples=" << profile.allocations.size()
+                  << " sampled-frees=" << profile.frees.size() << " alloc_objects~"
+                  << std::llround(summary["totals"]["alloc_objects"].get<double>()) << " alloc_space~"
+                  << std::llround(summary["totals"]["alloc_space"].get<double>()) << "B (" << std::llround(ms)
+                  << " ms) -> " << o.out << std::endl;
+    } catch (const std::exception& e) {
+        std::cerr << "benchfp: " << e.what() << '\n';
+        return 2;
+    }
+    return 0;
+}
+
+}  // namespace benchfp::harness

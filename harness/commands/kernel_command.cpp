@@ -1,0 +1,180 @@
+#include "commands/kernel_command.hpp"
+
+#include "commands/kernel_run_state.hpp"
+#include "families/family.hpp"
+#include "families/workload.hpp"
+#include "kernel/host_info.hpp"
+#include "kernel/perf_template.hpp"
+#include "perf/error.hpp"
+#include "report/file.hpp"
+#include "usage_error.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace benchfp::harness {
+
+namespace {
+
+nlohmann::json spec_json(const KernelCase& c) {
+    nlohmann::json spec = {{"kernel", c.spec.kernel}, {"alg", c.spec.alg},
+                           {"isa", jit::to_string(c.spec.isa)}, {"frame", jit::to_string(c.spec.frame)},
+                           {"mode", to_string(c.mode)}, {"problem", c.problem}};
+    if (c.expect) spec["expect"] = perf::to_string(*c.expect);
+    return spec;
+}
+
+}  // namespace
+
+void KernelRunOptions::add_to(CLI::App& app) {
+    cases.add_to(app);
+    app.add_option("--json", json_path, "write every case's record to this JSON file (with --list: the table, - for stdout)");
+    app.add_option("--max-isa", max_isa, "highest ISA to use (also BENCHFP_MAX_CPU_ISA)");
+    app.add_option("--event", event,
+                   "libpfm4 event to sample (default cycles, falling back to perf::task-clock without a PMU)");
+    app.add_option("--freq", frequency, "samples per second (default 4000)")->check(CLI::Range(1, 1000000));
+    app.add_option("--period", period, "fixed sample period in event units (overrides --freq)");
+    app.add_option("--perf-template", perf_template, "perf: line template with %tokens% (see README), or default, csv");
+    app.add_flag("--list", list_families, "list the kernel families, their algs, ISAs and problem forms; run nothing");
+}
+
+KernelRun::KernelRun(const KernelRunOptions& options) : options_(options) {
+    if (!options_.max_isa.empty()) {
+        isa_cap_ = jit::parse_isa(options_.max_isa);
+        if (!isa_cap_)
+            throw UsageError("unknown --max-isa '" + options_.max_isa + "' (known: " + jit::known_isas() + ")");
+    } else {
+        isa_cap_ = jit::isa_cap_from_env();
+    }
+    cases_ = expand_cases(options_.cases, isa_cap_);
+    options_.perf_template = resolve_perf_template(options_.perf_template);
+    PerfLine probe;
+    probe.c = &cases_.front();
+    format_perf_line(options_.perf_template, probe);  // unknown tokens: exit 2 now, not later
+}
+
+KernelRun::~KernelRun() = default;
+
+const perf::EventChoice& KernelRun::event() {
+    if (!event_) {
+        event_ = perf::choose_event(options_.event, perf::probe_open);
+        if (!event_->note.empty()) std::cout << "benchfp: note: " << event_->note << std::endl;
+    }
+    return *event_;
+}
+
+SampledCall* KernelRun::next_sampled_call() {
+    if (pending_) finish_unwind();
+    while (!done_ && next_case_ < cases_.size()) {
+        const KernelCase& c = cases_[next_case_++];
+        try {
+            if (!c.skip_reason.empty()) {
+                record(c, report::State::skipped, c.skip_reason, 0, {});
+                continue;
+            }
+            switch (c.mode) {
+            case Mode::corr: run_corr(c); continue;
+            case Mode::list: run_list(c); continue;
+            case Mode::perf: {
+                const size_t end = perf_group_end(next_case_ - 1);
+                run_perf_group(next_case_ - 1, end);
+                next_case_ = end;
+                continue;
+            }
+            case Mode::unwind: return begin_unwind(c);
+            }
+        } catch (const perf::Error& e) {
+            // No sampling at all here (refused, absent, bad event): a usage error, status 2.
+            pending_.reset();
+            std::cerr << "benchfp: " << e.what() << "\nbenchfp: stopped at case " << next_case_ - 1 << ": "
+                      << repro(c) << '\n';
+            exit_status_ = 2;
+            done_ = true;
+        } catch (const std::exception& e) {
+            pending_.reset();
+            record(c, report::State::failed, std::string("error: ") + e.what(), 0, {});
+        }
+    }
+    if (!finished_) {
+        finished_ = true;
+        if (exit_status_ != 2) finish();
+    }
+    return nullptr;
+}
+
+void KernelRun::run_corr(const KernelCase& c) {
+    const auto begun = Clock::now();
+    auto workload = find_family(c.spec.kernel)->make_workload(c);
+    CorrOutcome outcome = workload->check();
+    const report::State state = !outcome.passed      ? report::State::failed
+                                : outcome.mistrusted ? report::State::mistrusted
+                                                     : report::State::passed;
+    record(c, state, outcome.detail, ms_since(begun), {{"corr", outcome.record}});
+}
+
+void KernelRun::run_list(const KernelCase& c) {
+    const auto begun = Clock::now();
+    const auto kernel = build_kernel(c.spec);
+    const jit::CodeRegionInfo& layout = kernel->layout();
+    std::ostringstream detail;
+    detail << kernel->gprs().summary() << " code:" << layout.size << "B prologue:" << layout.prologue_end
+           << "B epilogue-at:" << layout.epilogue_begin << "B";
+    nlohmann::json grants = nlohmann::json::array();
+    for (const auto& g : kernel->gprs().grants())
+        grants.push_back({{"role", g.role},
+                          {"where", g.value.spilled() ? "slot " + std::to_string(g.value.slot())
+                                                      : g.value.reg().toString()}});
+    record(c, report::State::listed, detail.str(), ms_since(begun),
+           {{"list", {{"gprs", grants}, {"spilled", kernel->gprs().spilled()}, {"code_bytes", layout.size}}}});
+}
+
+void KernelRun::record(const KernelCase& c, report::State state, std::string detail, double ms, nlohmann::json extra,
+                     const std::string* line) {
+    report::CaseResult result;
+    result.index = static_cast<int>(results_.size());
+    result.state = state;
+    result.detail = std::move(detail);
+    result.ms = ms;
+    result.repro = repro(c);
+    result.record = std::move(extra);
+    result.record["spec"] = spec_json(c);
+    if (!c.skip_reason.empty()) result.record["skip_reason"] = c.skip_reason;
+    std::cout << (line ? *line : report::status_line(result)) << std::endl;
+    summary_.add(state);
+    results_.push_back(std::move(result));
+}
+
+void KernelRun::finish() {
+    if (cases_.empty()) return;  // --help: nothing was to run
+    std::cout << summary_.line() << std::endl;
+    exit_status_ = summary_.exit_status();
+    if (!options_.json_path.empty()) {
+        try {
+            report::write_results_json(options_.json_path, host_info(isa_cap_), results_, summary_);
+        } catch (const std::exception& e) {
+            std::cerr << "benchfp: " << e.what() << '\n';
+            exit_status_ = 2;
+        }
+    }
+}
+
+int list_families(const std::string& json_path) {
+    if (!json_path.empty()) {
+        const std::string text = families_json().dump(2) + "\n";
+        if (json_path == "-") std::cout << text;
+        else report::write_file(json_path, text);
+        return 0;
+    }
+    for (const Family& f : families()) {
+        std::string isas;
+        for (jit::Isa isa : f.isas) isas += (isas.empty() ? "" : ",") + std::string(jit::to_string(isa));
+        std::string algs;
+        for (const std::string& alg : f.algs) algs += (algs.empty() ? "" : ",") + alg;
+        std::cout << f.name << ": " << f.summary << "\n  --alg=" << algs << "  --isa=" << isas
+                  << (f.onednn_peer ? "  --vs=onednn" : "") << "\n  problem: " << f.problem_syntax << '\n';
+    }
+    return 0;
+}
+
+}  // namespace benchfp::harness

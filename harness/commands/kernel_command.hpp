@@ -1,0 +1,86 @@
+#pragma once
+// `benchfp kernel`: expands the options and batch files into cases, runs each
+// (corr, list and perf here; unwind through main, see below) and prints
+// benchdnn-style status lines and the summary.
+//
+// An unwind case must run under main -> foo -> bar, so it cannot run inside
+// this class: next_sampled_call() hands main each call to make with the
+// sampler running, and judges it when main asks for the next one.
+#include "callers.hpp"
+#include "kernel/case_options.hpp"
+#include "kernel/kernel_cases.hpp"
+#include "perf/event.hpp"
+#include "perf/symbols.hpp"
+#include "report/case_result.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace benchfp::harness {
+
+// Options that apply to the whole run, not to cases: command line only.
+struct KernelRunOptions {
+    CaseOptions cases;
+    std::string json_path;
+    std::string max_isa;
+    std::optional<std::string> event;
+    uint64_t frequency = 4000;
+    uint64_t period = 0;
+    std::string perf_template = "default";
+    bool list_families = false;  // --list: the family table (as JSON with --json=FILE or -), nothing runs
+
+    void add_to(CLI::App& app);
+};
+
+class KernelRun {
+public:
+    // Expands the cases; throws UsageError on bad options or cases.
+    explicit KernelRun(const KernelRunOptions& options);
+    ~KernelRun();
+
+    // The next call main() must make through foo and bar, with the sampler
+    // running; nullptr once every case is done and the summary printed.
+    SampledCall* next_sampled_call();
+    int exit_status() const { return exit_status_; }
+
+private:
+    struct PendingUnwind;
+
+    void run_corr(const KernelCase& c);
+    void run_list(const KernelCase& c);
+    void run_perf_group(size_t first, size_t end);  // kernel_perf.cpp
+    size_t perf_group_end(size_t first) const;
+    SampledCall* begin_unwind(const KernelCase& c);  // kernel_unwind.cpp
+    void finish_unwind();
+    // Records a case's result and prints its status line (or `line` instead, in perf mode).
+    void record(const KernelCase& c, report::State state, std::string detail, double ms, nlohmann::json extra,
+                const std::string* line = nullptr);
+    void finish();
+    const perf::EventChoice& event();
+
+    KernelRunOptions options_;
+    std::optional<jit::Isa> isa_cap_;
+    bool csv_header_printed_ = false;
+
+    std::vector<KernelCase> cases_;
+    size_t next_case_ = 0;
+    std::unique_ptr<PendingUnwind> pending_;
+    std::optional<perf::EventChoice> event_;
+    std::unique_ptr<perf::Symbols> symbols_;
+    std::vector<report::CaseResult> results_;
+    report::Summary summary_;
+    bool done_ = false;      // no further case runs
+    bool finished_ = false;  // the summary has been printed
+    int exit_status_ = 0;
+};
+
+// `benchfp kernel --list`: prints the family table, or writes it as JSON to
+// `json_path` ("-": standard output). Returns the exit status.
+int list_families(const std::string& json_path);
+
+}  // namespace benchfp::harness

@@ -1,0 +1,98 @@
+// KernelRun's perf mode: the cases of one problem that differ only in frame
+// policy, timed side by side with the peers --vs asks for.
+#include "commands/kernel_command.hpp"
+
+#include "commands/kernel_run_state.hpp"
+#include "families/family.hpp"
+#include "kernel/perf_measure.hpp"
+#include "kernel/perf_template.hpp"
+
+#include <functional>
+#include <iostream>
+
+namespace benchfp::harness {
+
+// Perf cases that differ only in frame policy are adjacent after expansion:
+// they form one group, timed side by side.
+size_t KernelRun::perf_group_end(size_t first) const {
+    const KernelCase& a = cases_[first];
+    size_t end = first + 1;
+    for (; end < cases_.size(); ++end) {
+        const KernelCase& b = cases_[end];
+        if (b.mode != Mode::perf || b.spec.kernel != a.spec.kernel || b.spec.alg != a.spec.alg ||
+            b.spec.isa != a.spec.isa || b.problem != a.problem || b.threads != a.threads || !(b.vs == a.vs))
+            break;
+    }
+    return end;
+}
+
+void KernelRun::run_perf_group(size_t first, size_t end) {
+    const auto begun = Clock::now();
+    // One workload, one kernel per policy: every variant runs on the same buffers.
+    std::vector<const KernelCase*> running;
+    std::unique_ptr<Workload> workload;
+    for (size_t i = first; i < end; ++i) {
+        const KernelCase& c = cases_[i];
+        if (!c.skip_reason.empty()) {
+            record(c, report::State::skipped, c.skip_reason, 0, {});
+            continue;
+        }
+        if (!workload) workload = find_family(c.spec.kernel)->make_workload(c);
+        else workload->add_variant(c.spec);
+        running.push_back(&c);
+    }
+    if (running.empty()) return;
+    std::vector<std::function<void()>> variants;
+    for (size_t v = 0; v < running.size(); ++v)
+        variants.push_back([call = workload->call(v)] { call.fn(call.arg); });
+    std::unique_ptr<Peer> onednn, copy, peak;
+    const Peers& peers = running.front()->vs;
+    double peak_flops = 0;
+    if (peers.onednn) onednn = workload->onednn_peer();
+    if (peers.copy) copy = make_copy_peer(workload->input_bytes());
+    if (peers.peak) peak = make_fma_peak_peer(running.front()->spec.isa, workload->threads(), peak_flops);
+    for (Peer* peer : {onednn.get(), copy.get(), peak.get()})
+        if (peer) variants.push_back([peer] { peer->run(); });
+    const auto stats = measure_interleaved(variants, running.front()->max_ms_per_prb);
+    size_t peer_index = running.size();
+    const PerfStats* onednn_stats = onednn ? &stats[peer_index++] : nullptr;
+    const PerfStats* copy_stats = copy ? &stats[peer_index++] : nullptr;
+    const PerfStats* peak_stats = peak ? &stats[peer_index++] : nullptr;
+    const double ms = ms_since(begun);
+    if (options_.perf_template == resolve_perf_template("csv") && !csv_header_printed_) {
+        std::cout << csv_perf_header() << '\n';
+        csv_header_printed_ = true;
+    }
+    for (size_t v = 0; v < running.size(); ++v) {
+        PerfLine line;
+        line.c = running[v];
+        line.stats = stats[v];
+        line.flops = workload->flops();
+        line.bytes = workload->bytes();
+        line.frame_ratio = stats[v].min_ms / stats[0].min_ms;
+        nlohmann::json measures = {{"min_ms", stats[v].min_ms}, {"avg_ms", stats[v].avg_ms},
+                                   {"rounds", stats[v].rounds}, {"calls_per_sample", stats[v].calls_per_sample},
+                                   {"flops", line.flops},       {"bytes", line.bytes},
+                                   {"interleaved_with", variants.size() - 1}};
+        if (onednn_stats) {
+            line.vs_onednn = onednn_stats->min_ms / stats[v].min_ms;
+            measures["vs_onednn"] = *line.vs_onednn;
+            measures["onednn_min_ms"] = onednn_stats->min_ms;
+        }
+        if (copy_stats) {
+            const double copy_gbps = 2.0 * workload->input_bytes() / copy_stats->min_ms;
+            line.vs_copy = (line.bytes / stats[v].min_ms) / copy_gbps;
+            measures["vs_copy"] = *line.vs_copy;
+            measures["copy_min_ms"] = copy_stats->min_ms;
+        }
+        if (peak_stats) {
+            line.vs_peak = (line.flops / stats[v].min_ms) / (peak_flops / peak_stats->min_ms);
+            measures["vs_peak"] = *line.vs_peak;
+            measures["peak_gflops"] = peak_flops / peak_stats->min_ms / 1e6;
+        }
+        const std::string text = format_perf_line(options_.perf_template, line);
+        record(*running[v], report::State::passed, "", ms / running.size(), {{"perf", measures}}, &text);
+    }
+}
+
+}  // namespace benchfp::harness

@@ -1,0 +1,29 @@
+#pragma once
+// What the files of KernelRun share (kernel_command.cpp, kernel_perf.cpp,
+// kernel_unwind.cpp): the clock and the state of an unwind case in flight.
+#include "commands/kernel_command.hpp"
+#include "families/workload.hpp"
+#include "perf/sampler.hpp"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace benchfp::harness {
+
+using Clock = std::chrono::steady_clock;
+
+inline double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+struct KernelRun::PendingUnwind {
+    KernelCase c;
+    std::unique_ptr<Workload> workload;
+    std::unique_ptr<perf::Sampler> sampler;
+    SampledCall call;
+    std::string jit_caller;
+    Clock::time_point begun;
+};
+
+}  // namespace benchfp::harness

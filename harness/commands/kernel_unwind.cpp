@@ -1,0 +1,58 @@
+// KernelRun's unwind mode: a case's kernel called by main -> foo -> bar while
+// the sampler records main's thread, then every JIT sample's chain judged.
+#include "commands/kernel_command.hpp"
+
+#include "commands/kernel_run_state.hpp"
+#include "families/family.hpp"
+#include "kernel/unwind_check.hpp"
+
+#include <unistd.h>
+
+namespace benchfp::harness {
+
+SampledCall* KernelRun::begin_unwind(const KernelCase& c) {
+    auto pending = std::make_unique<PendingUnwind>();
+    pending->begun = Clock::now();
+    pending->c = c;
+    pending->workload = find_family(c.spec.kernel)->make_workload(c);
+    if (!symbols_) symbols_ = std::make_unique<perf::Symbols>();
+
+    perf::SamplerOptions options;
+    options.event = event().event;
+    options.tid = gettid();  // main's thread: the one that runs foo and bar
+    options.frequency = options_.frequency;
+    options.period = options_.period;
+    pending->sampler = std::make_unique<perf::Sampler>(options);
+
+    const WorkloadCall call = pending->workload->call();
+    pending->call.kernel = call.fn;
+    pending->call.args = call.arg;
+    pending->jit_caller = call.jit_caller;
+    pending->call.kernel(pending->call.args);  // warm up: fault the pages in before sampling
+    pending->sampler->start();
+    pending->call.deadline = Clock::now() + std::chrono::milliseconds(c.duration_ms);
+    pending_ = std::move(pending);
+    return &pending_->call;
+}
+
+void KernelRun::finish_unwind() {
+    std::unique_ptr<PendingUnwind> p = std::move(pending_);
+    p->sampler->stop();
+    const jit::CodeRegionInfo& code = p->workload->kernel().layout();
+    symbols_->clear_regions();
+    symbols_->add_region({code.name, code.begin, code.begin + code.size});
+    UnwindOutcome outcome = judge_unwind(p->sampler->samples(), p->sampler->stats(), code, *symbols_, p->jit_caller,
+                                         p->c.expect, p->c.min_samples);
+    const double seconds = p->sampler->seconds();
+    const auto total = p->sampler->stats().samples;
+    outcome.record["event"] = p->sampler->event().name;
+    if (!event().note.empty()) outcome.record["event_note"] = event().note;
+    outcome.record["sampled_seconds"] = seconds;
+    outcome.record["sample_rate_hz"] = seconds > 0 ? total / seconds : 0.0;
+    outcome.record["kernel_calls"] = p->call.calls;
+    std::string detail = outcome.detail;
+    if (total == 0) detail += " no samples at all: event " + p->sampler->event().name + " produced none";
+    record(p->c, outcome.state, detail, ms_since(p->begun), {{"unwind", outcome.record}});
+}
+
+}  // namespace benchfp::harness

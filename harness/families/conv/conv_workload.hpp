@@ -1,0 +1,36 @@
+#pragma once
+// conv: direct 2D convolution, NHWC / HWIO, benchdnn-style problem descriptors.
+// The driver calls the JIT kernel per image and per slice of output rows (the
+// rows are split across the parallel section).
+#include "families/workload.hpp"
+#include "jit/kernels/conv.hpp"
+
+namespace benchfp::harness {
+
+struct ConvShape {
+    size_t mb, ic, ih, iw, oc, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;  // dilation 0 = dense, as in benchdnn
+};
+
+// "mb2ic16ih14iw14oc32kh3kw3sh1sw1ph1pw1dh0dw0": ic, ih, oc, kh are required;
+// mb 1, iw = ih, kw = kh, sh 1, sw = sh, ph 0, pw = ph, dh 0, dw = dh by default.
+// oh and ow follow from the others (symmetric padding).
+ConvShape parse_conv_problem(const std::string& problem, const std::string& where);
+
+class ConvWorkload final : public Workload {
+public:
+    explicit ConvWorkload(const KernelCase& c);
+    void run(size_t variant) const override;
+    CorrOutcome check() override;
+    double flops() const override { return 2.0 * s_.mb * s_.oh * s_.ow * s_.oc * s_.ic * s_.kh * s_.kw; }
+    double bytes() const override { return 4.0 * (src_.size() + wei_.size() + dst_.size()); }
+    size_t input_bytes() const override { return 4 * src_.size(); }
+    std::unique_ptr<Peer> onednn_peer() override;
+
+private:
+    jit::ConvArgs args_for(size_t image, size_t oh_begin, size_t oh_end) const;
+
+    ConvShape s_;
+    FloatBuffer src_, wei_, dst_;
+};
+
+}  // namespace benchfp::harness

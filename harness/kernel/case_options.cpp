@@ -1,0 +1,71 @@
+#include "kernel/case_options.hpp"
+
+#include "families/family.hpp"
+#include "usage_error.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace benchfp::harness {
+
+void CaseOptions::add_to(CLI::App& app) {
+    app.add_option("--kernel", kernel, "kernel family (list): " + family_names() + " (see --list)");
+    app.add_option("--alg", alg, "algorithm of the family (list), e.g. relu,exp");
+    app.add_option("--isa", isa, "ISA (list): sse41, avx2, avx512, or max (default: the highest usable)");
+    app.add_option("--frame", frame, "frame policy (list): clobber, preserve, frame (default: frame)");
+    app.add_option("--mode", mode,
+                   "corr (check against the reference), perf (time it), unwind (sampled chain check), "
+                   "list (registers and code, without running)");
+    app.add_option("--expect", expect, "unwind: the verdict every sample must have: full, skipped-caller, broken");
+    app.add_option("--duration-ms", duration_ms, "unwind: how long the kernel is sampled (default 500)")
+        ->check(CLI::Range(1, 600000));
+    app.add_option("--min-samples", min_samples, "unwind: fewer judged JIT samples is inconclusive (default 200)")
+        ->check(CLI::Range(1, 100000000));
+    app.add_option("--seed", seed, "seed of the random inputs (default 1)");
+    app.add_option("--max-ms-per-prb", max_ms_per_prb, "perf: time budget of one problem (default 500)")
+        ->check(CLI::Range(1, 3600000));
+    app.add_option("--vs", vs, "perf: also time peers side by side (list): onednn (same problem), copy (memcpy of the input), "
+                   "peak (register-only FMA loop on as many threads)");
+    app.add_option("--threads", threads, "threads of the parallel section, the calling thread included (default 1)")
+        ->check(CLI::Range(1, 1024));
+    app.add_option("--batch", batches, "batch file: one case line per line, '#' comments");
+    app.add_option("problems", problems, "problem descriptors, e.g. 1048576 or 64x1024");
+}
+
+CaseOptions CaseOptions::over(const CaseOptions& base) const {
+    auto pick = [](const auto& mine, const auto& theirs) { return mine ? mine : theirs; };
+    CaseOptions out;
+    out.kernel = pick(kernel, base.kernel);
+    out.alg = pick(alg, base.alg);
+    out.isa = pick(isa, base.isa);
+    out.frame = pick(frame, base.frame);
+    out.mode = pick(mode, base.mode);
+    out.expect = pick(expect, base.expect);
+    out.duration_ms = pick(duration_ms, base.duration_ms);
+    out.min_samples = pick(min_samples, base.min_samples);
+    out.seed = pick(seed, base.seed);
+    out.max_ms_per_prb = pick(max_ms_per_prb, base.max_ms_per_prb);
+    out.vs = pick(vs, base.vs);
+    out.threads = pick(threads, base.threads);
+    return out;
+}
+
+CaseOptions parse_batch_line(const std::string& line, const std::string& where) {
+    std::istringstream words(line.substr(0, line.find('#')));
+    std::vector<std::string> tokens;
+    for (std::string token; words >> token;) tokens.push_back(token);
+    std::reverse(tokens.begin(), tokens.end());  // CLI11 consumes a vector from the back
+
+    CaseOptions options;
+    CLI::App app("batch line");
+    app.set_help_flag();
+    options.add_to(app);
+    try {
+        app.parse(tokens);
+    } catch (const CLI::ParseError& e) {
+        throw UsageError(where + ": " + e.what());
+    }
+    return options;
+}
+
+}  // namespace benchfp::harness

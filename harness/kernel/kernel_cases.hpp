@@ -1,0 +1,23 @@
+#pragma once
+// Expansion of `benchfp kernel` options and batch files into concrete cases.
+//
+// Precedence, weakest first: built-in defaults, the options of an enclosing batch
+// line, the options of the line itself, then the options typed on the command
+// line, which override every batch line ("run this batch, but on avx2").
+// Everything is parsed and validated before any case runs, so bad input stops
+// the run (status 2) before it starts.
+#include "families/kernel_case.hpp"
+#include "kernel/case_options.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace benchfp::harness {
+
+// The options and problem that reproduce the case alone.
+std::string repro(const KernelCase& c);
+
+std::vector<KernelCase> expand_cases(const CaseOptions& command_line, std::optional<jit::Isa> isa_cap);
+
+}  // namespace benchfp::harness

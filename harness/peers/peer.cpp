@@ -1,0 +1,49 @@
+#include "peers/peer.hpp"
+
+#include "jit/kernels/gemm.hpp"
+#include "jit_call.hpp"
+#include "page_aligned.hpp"
+#include "parallel.hpp"
+
+#include <cstring>
+
+namespace benchfp::harness {
+
+namespace {
+
+class CopyPeer final : public Peer {
+public:
+    explicit CopyPeer(size_t bytes) : src_(bytes / 4, 1.0f), dst_(bytes / 4, 0.0f) {}
+    void run() override { std::memcpy(dst_.data(), src_.data(), src_.size() * sizeof(float)); }
+
+private:
+    FloatBuffer src_, dst_;
+};
+
+// Every thread of the case runs the loop at once: the peak of as many cores as
+// the kernel uses, so "of peak" stays a fraction with --threads.
+class FmaPeakPeer final : public Peer {
+public:
+    FmaPeakPeer(jit::Isa isa, int threads) : kernel_(jit::make_fma_peak_kernel(isa)), pool_(threads) {}
+    void run() override {
+        const jit::KernelFn fn = kernel_->entry();
+        pool_.parallel([&](int, int) { benchfp_call_jit(fn, &args_); });
+    }
+    static constexpr size_t iterations = 100000;
+
+private:
+    std::unique_ptr<jit::Generator> kernel_;
+    jit::FmaPeakArgs args_{iterations};
+    ThreadPool pool_;
+};
+
+}  // namespace
+
+std::unique_ptr<Peer> make_copy_peer(size_t bytes) { return std::make_unique<CopyPeer>(bytes); }
+
+std::unique_ptr<Peer> make_fma_peak_peer(jit::Isa isa, int threads, double& flops_per_run) {
+    flops_per_run = threads * FmaPeakPeer::iterations * jit::fma_peak_flops_per_iteration(isa);
+    return std::make_unique<FmaPeakPeer>(isa, threads);
+}
+
+}  // namespace benchfp::harness

@@ -1,0 +1,23 @@
+#pragma once
+// Writing a file so that no reader ever sees half of it and a failed write is
+// an error, never a silent truncation: every file benchfp writes (results,
+// baselines, reports, profiles) goes through here.
+#include <string>
+#include <string_view>
+
+namespace benchfp::report {
+
+// Writes `data` to `path` atomically: a temporary file in the same directory,
+// every byte written and flushed to disk, closed with its error checked, then
+// renamed over `path` (so the old file stays whole if anything fails). Paths
+// that exist and are not regular files (/dev/stdout, /dev/full, a FIFO) are
+// written in place, with the same checks. Throws std::runtime_error naming the
+// path and the system's reason.
+void write_file(const std::string& path, std::string_view data);
+
+// Throws std::runtime_error naming `path` unless a file can be created there
+// (its directory exists and is writable, it is not a directory): to check an
+// output path before a long run rather than after it.
+void check_writable(const std::string& path);
+
+}  // namespace benchfp::report
