@@ -7,20 +7,14 @@
 # Usage: scripts/gate_catches_slowdown.sh [N]   (default 200 steps)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/gate_common.sh
 steps=${1:-200}
-cmake -S . -B build-slowdown -DBENCHFP_INJECT_ALLOC_SLOWDOWN="$steps" -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 2
-cmake --build build-slowdown -j "$(nproc)" --target benchfp_alloc_gate >/dev/null || exit 2
+build_variant . build-slowdown benchfp_alloc_gate -DBENCHFP_INJECT_ALLOC_SLOWDOWN="$steps" || exit 2
 out=$(mktemp -d /tmp/benchfp-slowdown-XXXXXX)
 trap 'rm -rf "$out"' EXIT
-suite=(--benchmark_filter='small_churn|structs' --benchmark_repetitions=3 --benchmark_min_time=0.05
-       --benchmark_out_format=json)
-for i in 1 2; do
-  build/bench/benchfp_alloc_gate "${suite[@]}" --benchmark_out="$out/normal-$i.json" >/dev/null 2>&1 || exit 2
-  build-slowdown/bench/benchfp_alloc_gate "${suite[@]}" --benchmark_out="$out/slow-$i.json" >/dev/null 2>&1 || exit 2
-done
-build/benchfp judge --current="$out/slow-1.json" --current="$out/slow-2.json" \
-  --baseline-runs="$out/normal-1.json" --baseline-runs="$out/normal-2.json" --report="$out/report" \
-  --commit="injected slowdown ($steps steps)" --baseline-label="this tree" > "$out/judge.txt"
+alloc_suite_flags 3 0.05 'small_churn|structs'
+judge_interleaved build/bench/benchfp_alloc_gate build-slowdown/bench/benchfp_alloc_gate 2 "$out" \
+  "this tree" "injected slowdown ($steps steps)" > "$out/judge.txt"
 status=$?
 grep -E '^\| `alloc/[a-z_]*/[a-z_0-9]*` ' "$out/judge.txt"
 missed=0

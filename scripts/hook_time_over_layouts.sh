@@ -9,20 +9,20 @@
 # Usage: scripts/hook_time_over_layouts.sh [SHIFT ...]   (bytes; default 0 16 32 48 80 96 112 144)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/gate_common.sh
 shifts=("$@")
 ((${#shifts[@]})) || shifts=(0 16 32 48 80 96 112 144)
 for s in "${shifts[@]}"; do
   [[ $s =~ ^[0-9]+$ && $((s % 16)) -eq 0 ]] || { echo "benchfp: layout shift '$s' is not a multiple of 16 bytes" >&2; exit 2; }
 done
+alloc_suite_flags 3 0.05 '/(off|sampled_512k)/'  # the console lines are parsed below
 ratios=$(mktemp /tmp/benchfp-layouts-XXXXXX)
 trap 'rm -f "$ratios"' EXIT
 for s in "${shifts[@]}"; do
-  cmake -S . -B build-layout -DCMAKE_BUILD_TYPE=Release -DBENCHFP_LAYOUT_SHIFT="$s" > /dev/null
-  cmake --build build-layout -j "$(nproc)" --target benchfp_alloc_gate > /dev/null
+  build_variant . build-layout benchfp_alloc_gate -DBENCHFP_LAYOUT_SHIFT="$s"
   echo "== layout shift $s bytes" >&2
   # One line per repetition: "<shift> <workload> <variant> <ratio>".
-  build-layout/bench/benchfp_alloc_gate --benchmark_filter='/(off|sampled_512k)/' --benchmark_repetitions=3 \
-      --benchmark_min_time=0.05 2> /dev/null |
+  build-layout/bench/benchfp_alloc_gate "${SUITE[@]}" 2> /dev/null |
     sed -n "s|^alloc/\([a-z_]*\)/\([a-z_0-9]*\)/manual_time .* ratio_to_[a-z_]*=\([0-9.]*\).*|$s \1 \2 \3|p" >> "$ratios"
 done
 # Per layout, the median of the repetitions; over layouts, mean, min and max.

@@ -199,7 +199,8 @@ std::vector<std::string> listed_families() {
     const CommandRun run = run_benchfp("kernel --list --json=-");
     std::vector<std::string> names;
     try {
-        for (const auto& family : nlohmann::json::parse(run.output)) names.push_back(family["name"]);
+        const nlohmann::json table = nlohmann::json::parse(run.output);  // alive through the loop
+        for (const auto& family : table.at("families")) names.push_back(family["name"]);
     } catch (const nlohmann::json::exception&) {
         names.push_back("unlisted");  // the sweep then fails, naming --list
     }
@@ -277,8 +278,32 @@ TEST(CliList, ShowsRegistersAndSpills) {
 }
 
 // `benchfp alloc profile` for every workload: a pprof file that protoc decodes
-// against the project's .proto, with the four sample types.
+// against the project's .proto, with the four sample types, alloc_space the
+// default, totals equal to the JSON summary's, source lines, one name per function.
 class CliAllocProfile : public testing::TestWithParam<std::string> {};
+
+// The string_table entries of protoc's text output, in order.
+std::vector<std::string> string_table(const std::string& decoded) {
+    std::vector<std::string> strings;
+    static const std::regex entry(R"re(string_table: "((?:[^"\\]|\\.)*)")re");
+    for (std::sregex_iterator it(decoded.begin(), decoded.end(), entry), end; it != end; ++it)
+        strings.push_back((*it)[1]);
+    return strings;
+}
+
+// The sum of the i-th value of every sample.
+double value_total(const std::string& decoded, size_t i) {
+    double total = 0;
+    static const std::regex sample(R"(sample \{([^}]*)\})");
+    for (std::sregex_iterator it(decoded.begin(), decoded.end(), sample), end; it != end; ++it) {
+        const std::string body = (*it)[1];
+        static const std::regex value(R"(value: (-?[0-9]+))");
+        size_t n = 0;
+        for (std::sregex_iterator v(body.begin(), body.end(), value); v != end; ++v, ++n)
+            if (n == i) total += std::stod((*v)[1]);
+    }
+    return total;
+}
 
 TEST_P(CliAllocProfile, WritesADecodablePprofWithTheFourSampleTypes) {
     const auto dir = std::filesystem::temp_directory_path() / ("benchfp_alloc_" + std::to_string(getpid()));
@@ -298,6 +323,25 @@ TEST_P(CliAllocProfile, WritesADecodablePprofWithTheFourSampleTypes) {
         EXPECT_NE(decoded.output.find(std::string("string_table: \"") + name + "\""), std::string::npos) << name;
     const auto summary = nlohmann::json::parse(std::ifstream(out + ".json"));
     EXPECT_GT(summary["samples"].get<int>(), 0);
+
+    const std::vector<std::string> strings = string_table(decoded.output);
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(decoded.output, m, std::regex(R"(default_sample_type: ([0-9]+))"))) << decoded.output;
+    ASSERT_LT(std::stoul(m[1]), strings.size());
+    EXPECT_EQ(strings[std::stoul(m[1])], "alloc_space");  // an index into the string table
+    // Weights add up per stack before rounding: pprof's totals are the JSON's.
+    const double objects = summary["totals"]["alloc_objects"], space = summary["totals"]["alloc_space"];
+    EXPECT_NEAR(value_total(decoded.output, 0), objects, 0.001 * objects + 1);
+    EXPECT_NEAR(value_total(decoded.output, 1), space, 0.001 * space + 1);
+    for (const std::string& name : strings) EXPECT_EQ(name.find("[clone"), std::string::npos) << name;
+    EXPECT_TRUE(std::regex_search(decoded.output, std::regex(R"(line \{\s*function_id: [0-9]+\s*line: [1-9])")))
+        << "no source line in any location";
+    EXPECT_NE(decoded.output.find("duration_nanos: "), std::string::npos);
+    // Folded stacks: root first, the type last, a count.
+    std::ifstream folded(out + ".folded");
+    std::string line;
+    ASSERT_TRUE(std::getline(folded, line));
+    EXPECT_TRUE(std::regex_match(line, std::regex(R"([^ ]+(;[^;]+)* [0-9]+)"))) << line;
     std::filesystem::remove_all(dir);
 }
 

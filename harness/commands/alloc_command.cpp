@@ -24,7 +24,11 @@ void AllocProfileOptions::add_to(CLI::App& app) {
     app.add_option("--max-depth", max_depth, "deepest stack recorded (default 64)")->check(CLI::Range(1, 1024));
     app.add_option("--scale", scale, "work multiplier of the workload (default 1)")->check(CLI::Range(1, 1000));
     app.add_option("--out", out, "pprof output (.pb.gz)")->required();
-    app.add_option("--folded", folded, "also write folded stacks (flame graphs) here");
+    app.add_option("--folded", folded,
+                   "also write folded stacks here (FlameGraph's format: root first, ';'-separated, the type last, "
+                   "then the count)");
+    app.add_option("--folded-unit", folded_unit, "the count of a folded stack: bytes (alloc_space, default) or objects")
+        ->check(CLI::IsMember({"bytes", "objects"}));
     app.add_option("--json", json, "also write a JSON summary here");
 }
 
@@ -47,6 +51,7 @@ int run_alloc_profile(const AllocProfileOptions& o) {
     options.max_depth = o.max_depth;
 
     alloc::profiler::clear();
+    const auto wall_start = std::chrono::system_clock::now();
     const auto begun = std::chrono::steady_clock::now();
     alloc::profiler::start(options);
     workload->run(o.scale);
@@ -55,11 +60,20 @@ int run_alloc_profile(const AllocProfileOptions& o) {
     const alloc::profiler::Profile profile = alloc::profiler::fetch();
 
     perf::Symbols symbols;  // after the run: every module the workload loaded is known
-    const alloc::Symbolizer name_of = [&](uintptr_t address) { return symbols.name(address); };
+    const alloc::Naming naming{[&](uintptr_t address) {
+                                   const perf::SourceLine source = symbols.source_line(address);
+                                   return alloc::SourceFrame{perf::without_clone_suffix(symbols.name(address)),
+                                                             source.file, source.line};
+                               },
+                               [](const std::string& type) { return perf::demangle(type.c_str()); }};
+    const alloc::RunInfo run{
+        std::chrono::duration_cast<std::chrono::nanoseconds>(wall_start.time_since_epoch()).count(),
+        static_cast<int64_t>(ms * 1e6), "benchfp alloc profile --workload=" + workload->name};
+    const auto unit = o.folded_unit == "objects" ? alloc::FoldedUnit::objects : alloc::FoldedUnit::bytes;
     try {
-        report::write_file(o.out, alloc::to_pprof_gz(profile, name_of));
-        if (!o.folded.empty()) report::write_file(o.folded, alloc::to_folded(profile, name_of));
-        const nlohmann::json summary = alloc::to_json_summary(profile, name_of);
+        report::write_file(o.out, alloc::to_pprof_gz(profile, naming, run));
+        if (!o.folded.empty()) report::write_file(o.folded, alloc::to_folded(profile, naming, unit));
+        const nlohmann::json summary = alloc::to_json_summary(profile, naming);
         if (!o.json.empty()) report::write_file(o.json, summary.dump(2) + "\n");
         std::cout << "alloc profile: workload=" << workload->name << " samples=" << profile.allocations.size()
                   << " sampled-frees=" << profile.frees.size() << " alloc_objects~"

@@ -16,6 +16,7 @@ struct AllocProfileOptions {
     int max_depth = 64;
     int scale = 1;
     std::string out, folded, json;
+    std::string folded_unit = "bytes";
 
     void add_to(CLI::App& app);
 };

@@ -159,21 +159,40 @@ void KernelRun::finish() {
     }
 }
 
+namespace {
+
+// This host's ISA and the levels it can run (none above the host's).
+nlohmann::json host_isas_json() {
+    nlohmann::json usable = nlohmann::json::array();
+    for (jit::Isa isa : jit::all_isas)
+        if (jit::isa_usable(isa, std::nullopt)) usable.push_back(jit::to_string(isa));
+    const auto isa = jit::host_isa();
+    return {{"isa", isa ? jit::to_string(*isa) : "none"}, {"usable", usable}};
+}
+
+std::string joined(const nlohmann::json& names) {
+    std::string out;
+    for (const auto& name : names) out += (out.empty() ? "" : ",") + name.get<std::string>();
+    return out;
+}
+
+}  // namespace
+
 int list_families(const std::string& json_path) {
+    const nlohmann::json table = {{"host", host_isas_json()}, {"families", families_json()}};
     if (!json_path.empty()) {
-        const std::string text = families_json().dump(2) + "\n";
+        const std::string text = table.dump(2) + "\n";
         if (json_path == "-") std::cout << text;
         else report::write_file(json_path, text);
         return 0;
     }
-    for (const Family& f : families()) {
-        std::string isas;
-        for (jit::Isa isa : f.isas) isas += (isas.empty() ? "" : ",") + std::string(jit::to_string(isa));
-        std::string algs;
-        for (const std::string& alg : f.algs) algs += (algs.empty() ? "" : ",") + alg;
-        std::cout << f.name << ": " << f.summary << "\n  --alg=" << algs << "  --isa=" << isas
-                  << (f.onednn_peer ? "  --vs=onednn" : "") << "\n  problem: " << f.problem_syntax << '\n';
-    }
+    std::cout << "host: " << table["host"]["isa"].get<std::string>() << " (runs " << joined(table["host"]["usable"])
+              << ")\n";
+    for (const auto& f : table["families"])
+        std::cout << f["name"].get<std::string>() << ": " << f["summary"].get<std::string>() << "\n  --alg="
+                  << joined(f["algs"]) << "  --isa=" << joined(f["isas"])
+                  << (f["onednn_peer"].get<bool>() ? "  --vs=onednn" : "") << "\n  problem: "
+                  << f["problem"].get<std::string>() << '\n';
     return 0;
 }
 

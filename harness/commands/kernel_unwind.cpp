@@ -30,7 +30,8 @@ SampledCall* KernelRun::begin_unwind(const KernelCase& c) {
     pending->jit_caller = call.jit_caller;
     pending->call.kernel(pending->call.args);  // warm up: fault the pages in before sampling
     pending->sampler->start();
-    pending->call.deadline = Clock::now() + std::chrono::milliseconds(c.duration_ms);
+    // --duration-ms of CPU time; up to 20 times that on a starved machine.
+    pending->call.start(std::chrono::milliseconds(c.duration_ms), std::chrono::milliseconds(20 * c.duration_ms));
     pending_ = std::move(pending);
     return &pending_->call;
 }

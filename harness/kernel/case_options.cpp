@@ -17,7 +17,7 @@ void CaseOptions::add_to(CLI::App& app) {
                    "corr (check against the reference), perf (time it), unwind (sampled chain check), "
                    "list (registers and code, without running)");
     app.add_option("--expect", expect, "unwind: the verdict every sample must have: full, skipped-caller, broken");
-    app.add_option("--duration-ms", duration_ms, "unwind: how long the kernel is sampled (default 500)")
+    app.add_option("--duration-ms", duration_ms, "unwind: the kernel's CPU time under the sampler, in ms (default 500; at most 20x that in wall time)")
         ->check(CLI::Range(1, 600000));
     app.add_option("--min-samples", min_samples, "unwind: fewer judged JIT samples is inconclusive (default 200)")
         ->check(CLI::Range(1, 100000000));

@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
@@ -50,11 +51,36 @@ private:
     std::unordered_map<std::string, int64_t> indexes_;
 };
 
-std::string frame_name(const Symbolizer& name_of, uintptr_t return_address) { return name_of(return_address - 1); }
+SourceFrame frame_at(const Naming& naming, uintptr_t return_address) { return naming.frame(return_address - 1); }
+
+// pprof's samples: one per distinct (stack, type, thread), weights added.
+struct SampleKey {
+    std::vector<uintptr_t> stack;
+    const TypeInfo* type;
+    uint32_t thread;
+    auto operator<=>(const SampleKey&) const = default;
+};
+struct SampleSums {
+    double objects = 0, space = 0, inuse_objects = 0, inuse_space = 0;
+};
+
+std::map<SampleKey, SampleSums> merged_samples(const profiler::Profile& profile) {
+    const auto freed = freed_indexes(profile);
+    std::map<SampleKey, SampleSums> out;
+    for (size_t i = 0; i < profile.allocations.size(); ++i) {
+        const auto& r = profile.allocations[i];
+        SampleSums& sums = out[{r.stack, r.type, r.thread}];
+        const double space = r.weight * double(r.requested);
+        sums.objects += r.weight;
+        sums.space += space;
+        if (!freed.count(i)) sums.inuse_objects += r.weight, sums.inuse_space += space;
+    }
+    return out;
+}
 
 }  // namespace
 
-std::string to_pprof_gz(const profiler::Profile& profile, const Symbolizer& name_of) {
+std::string to_pprof_gz(const profiler::Profile& profile, const Naming& naming, const RunInfo& run) {
     perftools::profiles::Profile out;
     StringTable strings(out);
     for (const char* type : {"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"}) {
@@ -62,75 +88,82 @@ std::string to_pprof_gz(const profiler::Profile& profile, const Symbolizer& name
         t->set_type(strings.index(type));
         t->set_unit(strings.index(std::string(type).ends_with("objects") ? "count" : "bytes"));
     }
-    out.set_default_sample_type(1);  // alloc_space
+    out.set_default_sample_type(strings.index("alloc_space"));  // a string table index, not a position
     auto* period_type = out.mutable_period_type();
     period_type->set_type(strings.index("space"));
     period_type->set_unit(strings.index("bytes"));
+    // One sample per mean_bytes when byte-sampling; else each sample is one allocation.
     out.set_period(profile.options.sampling == profiler::Sampling::bytes ? int64_t(profile.options.mean_bytes) : 1);
+    out.set_time_nanos(run.start_unix_ns);
+    out.set_duration_nanos(run.duration_ns);
+    if (!run.comment.empty()) out.add_comment(strings.index(run.comment));
     auto* mapping = out.add_mapping();
     mapping->set_id(1);
     mapping->set_memory_limit(~uint64_t{0});
     mapping->set_has_functions(true);
 
     std::unordered_map<uintptr_t, uint64_t> location_ids;
-    std::unordered_map<std::string, uint64_t> function_ids;
+    std::map<std::pair<std::string, std::string>, uint64_t> function_ids;  // (name, file)
+    bool any_line = false;
     auto location_of = [&](uintptr_t address) {
         const auto found = location_ids.find(address);
         if (found != location_ids.end()) return found->second;
-        const std::string name = frame_name(name_of, address);
-        auto [fit, fadded] = function_ids.emplace(name, function_ids.size() + 1);
+        const SourceFrame frame = frame_at(naming, address);
+        auto [fit, fadded] = function_ids.emplace(std::pair{frame.function, frame.file}, function_ids.size() + 1);
         if (fadded) {
             auto* f = out.add_function();
             f->set_id(fit->second);
-            f->set_name(strings.index(name));
+            f->set_name(strings.index(frame.function));
             f->set_system_name(f->name());
+            if (!frame.file.empty()) f->set_filename(strings.index(frame.file));
         }
         const uint64_t id = location_ids.size() + 1;
         auto* loc = out.add_location();
         loc->set_id(id);
         loc->set_mapping_id(1);
         loc->set_address(address);
-        loc->add_line()->set_function_id(fit->second);
+        auto* line = loc->add_line();
+        line->set_function_id(fit->second);
+        line->set_line(frame.line);
+        any_line |= frame.line > 0;
         location_ids.emplace(address, id);
         return id;
     };
 
-    const auto freed = freed_indexes(profile);
     const int64_t type_key = strings.index("type"), thread_key = strings.index("thread");
-    for (size_t i = 0; i < profile.allocations.size(); ++i) {
-        const auto& r = profile.allocations[i];
+    for (const auto& [key, sums] : merged_samples(profile)) {
         auto* sample = out.add_sample();
-        for (uintptr_t ret : r.stack) sample->add_location_id(location_of(ret));
-        const bool in_use = !freed.count(i);
-        const auto objects = static_cast<int64_t>(std::llround(r.weight));
-        const auto space = static_cast<int64_t>(std::llround(r.weight * double(r.requested)));
-        for (int64_t v : {objects, space, in_use ? objects : 0, in_use ? space : 0}) sample->add_value(v);
+        for (uintptr_t ret : key.stack) sample->add_location_id(location_of(ret));
+        for (double v : {sums.objects, sums.space, sums.inuse_objects, sums.inuse_space})
+            sample->add_value(static_cast<int64_t>(std::llround(v)));
         auto* type = sample->add_label();
         type->set_key(type_key);
-        type->set_str(strings.index(r.type->name));
+        type->set_str(strings.index(naming.type(key.type->name)));
         auto* thread = sample->add_label();
         thread->set_key(thread_key);
-        thread->set_num(r.thread);
+        thread->set_num(key.thread);
     }
+    mapping->set_has_filenames(any_line);
+    mapping->set_has_line_numbers(any_line);
     std::string bytes;
     if (!out.SerializeToString(&bytes)) throw std::runtime_error("pprof: protobuf serialization failed");
     return gzip(bytes);
 }
 
-std::string to_folded(const profiler::Profile& profile, const Symbolizer& name_of) {
+std::string to_folded(const profiler::Profile& profile, const Naming& naming, FoldedUnit unit) {
     std::map<std::string, double> stacks;
     for (const auto& r : profile.allocations) {
         std::string line;
-        for (auto it = r.stack.rbegin(); it != r.stack.rend(); ++it) line += frame_name(name_of, *it) + ";";
-        line += r.type->name;
-        stacks[line] += r.weight * double(r.requested);
+        for (auto it = r.stack.rbegin(); it != r.stack.rend(); ++it) line += frame_at(naming, *it).function + ";";
+        line += naming.type(r.type->name);
+        stacks[line] += unit == FoldedUnit::bytes ? r.weight * double(r.requested) : r.weight;
     }
     std::string out;
-    for (const auto& [stack, bytes] : stacks) out += stack + " " + std::to_string(std::llround(bytes)) + "\n";
+    for (const auto& [stack, count] : stacks) out += stack + " " + std::to_string(std::llround(count)) + "\n";
     return out;
 }
 
-nlohmann::json to_json_summary(const profiler::Profile& profile, const Symbolizer& name_of) {
+nlohmann::json to_json_summary(const profiler::Profile& profile, const Naming& naming) {
     const auto freed = freed_indexes(profile);
     struct Totals {
         double objects = 0, space = 0, inuse_objects = 0, inuse_space = 0;
@@ -140,8 +173,8 @@ nlohmann::json to_json_summary(const profiler::Profile& profile, const Symbolize
     for (size_t i = 0; i < profile.allocations.size(); ++i) {
         const auto& r = profile.allocations[i];
         const bool in_use = !freed.count(i);
-        const std::string site = r.stack.empty() ? "[no stack]" : frame_name(name_of, r.stack.front());
-        for (Totals* t : {&all, &by_type[r.type->name], &by_site[site]}) {
+        const std::string site = r.stack.empty() ? "[no stack]" : frame_at(naming, r.stack.front()).function;
+        for (Totals* t : {&all, &by_type[naming.type(r.type->name)], &by_site[site]}) {
             t->objects += r.weight;
             t->space += r.weight * double(r.requested);
             if (in_use) t->inuse_objects += r.weight, t->inuse_space += r.weight * double(r.requested);

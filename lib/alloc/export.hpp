@@ -2,8 +2,10 @@
 // Exports of an allocation profile: pprof (protobuf, gzip) with alloc_objects,
 // alloc_space, inuse_objects and inuse_space; folded stacks for flame graphs; a
 // JSON summary. Values are the samples' weights, so byte sampling is unbiased:
-// space is weight x requested bytes. Names come from the caller's symbolizer
-// (the harness passes lib/perf's), so lib/alloc knows nothing of ELF.
+// space is weight x requested bytes.
+//
+// Names come from the caller (the harness passes lib/perf's symbols and
+// demangler), so lib/alloc knows nothing of ELF, DWARF or C++ name mangling.
 #include "alloc/profiler.hpp"
 
 #include <nlohmann/json.hpp>
@@ -13,12 +15,39 @@
 
 namespace benchfp::alloc {
 
-using Symbolizer = std::function<std::string(uintptr_t address)>;
+// What the caller knows of a code address: the function (its name as a reader
+// knows it: one name for all of a function's compiler clones), and the source
+// line where debug info has it (empty file, line 0 where not).
+struct SourceFrame {
+    std::string function;
+    std::string file;
+    int line = 0;
+};
 
-// The gzip-compressed pprof protobuf. Return addresses are symbolized at address - 1.
-std::string to_pprof_gz(const profiler::Profile& profile, const Symbolizer& name_of);
-// One line per distinct stack: "outer;...;inner;type bytes" (alloc_space).
-std::string to_folded(const profiler::Profile& profile, const Symbolizer& name_of);
-nlohmann::json to_json_summary(const profiler::Profile& profile, const Symbolizer& name_of);
+struct Naming {
+    std::function<SourceFrame(uintptr_t address)> frame;
+    std::function<std::string(const std::string& type_name)> type;  // TypeInfo::name (typeid's) -> readable
+};
+
+// What a profile's run was: for pprof's time, duration and comment fields.
+struct RunInfo {
+    int64_t start_unix_ns = 0;
+    int64_t duration_ns = 0;
+    std::string comment;  // e.g. the workload
+};
+
+// The gzip-compressed pprof protobuf, default sample type alloc_space. Samples
+// with the same stack, type and thread are one pprof sample whose weights are
+// added before rounding, so the totals match the JSON summary's. Return
+// addresses are named at address - 1, inside the call.
+std::string to_pprof_gz(const profiler::Profile& profile, const Naming& naming, const RunInfo& run = {});
+
+// FlameGraph's folded format: one line per distinct stack, root first,
+// ';'-separated, the allocated type as the last frame, then a space and the
+// count: bytes allocated (alloc_space) or objects (alloc_objects).
+enum class FoldedUnit { bytes, objects };
+std::string to_folded(const profiler::Profile& profile, const Naming& naming, FoldedUnit unit = FoldedUnit::bytes);
+
+nlohmann::json to_json_summary(const profiler::Profile& profile, const Naming& naming);
 
 }  // namespace benchfp::alloc

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <regex>
 
 namespace benchfp::perf {
 
@@ -22,13 +23,21 @@ const Dwfl_Callbacks callbacks = {
     .debuginfo_path = &no_debuginfo_path,
 };
 
+}  // namespace
+
 std::string demangle(const char* name) {
     int status = 0;
     std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(name, nullptr, nullptr, &status), &std::free);
     return status == 0 && out ? std::string(out.get()) : std::string(name);
 }
 
-}  // namespace
+std::string without_clone_suffix(std::string name) {
+    // Demangled C++: "f(int) [clone .cold]", possibly several; C or undemangled: "f.cold", "f.constprop.0".
+    static const std::regex demangled(R"(( \[clone \.[A-Za-z_]+(\.[0-9]+)?\])+$)");
+    static const std::regex raw(R"((\.(cold|constprop|isra|part|lto_priv|localalias)(\.[0-9]+)?)+$)");
+    name = std::regex_replace(name, demangled, "");
+    return std::regex_replace(name, raw, "");
+}
 
 Symbols::Symbols() {
     dwfl_ = dwfl_begin(&callbacks);
@@ -58,6 +67,19 @@ std::string Symbols::name(uint64_t addr) const {
         if (const char* symbol = dwfl_module_addrname(module, addr)) result = demangle(symbol);
     cache_.emplace(addr, result);
     return result;
+}
+
+SourceLine Symbols::source_line(uint64_t addr) const {
+    SourceLine out;
+    if (region_at(addr)) return out;  // generated code has no line table
+    Dwfl_Module* module = dwfl_addrmodule(dwfl_, addr);
+    Dwfl_Line* line = module ? dwfl_module_getsrc(module, addr) : nullptr;
+    int number = 0;
+    if (const char* file = line ? dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr) : nullptr) {
+        out.file = file;
+        out.line = number;
+    }
+    return out;
 }
 
 std::vector<std::string> Symbols::frame_names(const Sample& sample) const {

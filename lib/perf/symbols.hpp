@@ -23,6 +23,20 @@ struct CodeRegion {
 
 inline constexpr const char* unknown_symbol = "[unknown]";
 
+// A symbol name as a reader writes it: demangled (C++), unchanged otherwise.
+std::string demangle(const char* name);
+
+// A function's name without the compiler's clone suffixes (" [clone .cold]",
+// ".constprop.0", ".isra.0", ".part.0", ".cold"): the hot and cold parts of one
+// function, or its specialized copies, are one function to a reader.
+std::string without_clone_suffix(std::string name);
+
+// Where an address is in the source, from its module's DWARF line table.
+struct SourceLine {
+    std::string file;  // empty where the module has no line table
+    int line = 0;
+};
+
 class Symbols {
 public:
     Symbols();  // reports the modules mapped in this process now
@@ -36,6 +50,9 @@ public:
 
     // The JIT region's name, the demangled function name, or "[unknown]".
     std::string name(uint64_t addr) const;
+
+    // The source file and line of an address, where debug info has them.
+    SourceLine source_line(uint64_t addr) const;
 
     // Names of every frame of a sample, innermost first. Frames above the first
     // are return addresses: they are looked up at addr - 1, inside the call.

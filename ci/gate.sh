@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# The one CI gate, per ISA: for every kernel family (from the family table,
+# `benchfp kernel --list`) at each ISA, correctness (cases/<family>/ci), the
+# unwind check with each policy pinned (cases/<family>/unwind), the perf batch
+# with its frame/clobber ratios (cases/<family>/perf); then the allocator gate
+# (its suites, jemalloc preloaded, the hook's callgrind count). Everything is
+# judged at once by `benchfp judge` against this machine's stored baselines,
+# which writes one report (Markdown, JSON, HTML).
+#
+# Usage: ci/gate.sh [--isa=LIST|all] [--quick] [--report=DIR] [--allow-untested=LIST]
+#                   [--update-baseline] [--no-alloc]
+#   --isa=all (default): every ISA this host can run; the others are named as not
+#     tested here. An ISA named explicitly that this host cannot run fails the
+#     gate, unless it is also in --allow-untested.
+#   --quick: shorter unwind sampling, perf budgets and allocator repetitions
+#     (what .ci/run runs; within 15 minutes on 2 cores).
+#   --update-baseline: record this machine's kernel and allocator baselines from
+#     this run instead of judging (a deliberate act, committed with its reason).
+# Exit status: 0 everything ran and passed, 1 a failure, a regression or an ISA
+# asked for and not tested, 2 bad usage or input.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/gate_common.sh
+
+usage() { echo "usage: ci/gate.sh [--isa=sse41,avx2,avx512|all] [--quick] [--report=DIR] [--allow-untested=LIST] [--update-baseline] [--no-alloc]" >&2; exit 2; }
+isa_arg=all quick=0 report=results/report allow_untested="" update=0 alloc=1
+for arg in "$@"; do
+  case "$arg" in
+    --isa=*) isa_arg=${arg#--isa=} ;;
+    --quick) quick=1 ;;
+    --report=*) report=${arg#--report=} ;;
+    --allow-untested=*) allow_untested=${arg#--allow-untested=} ;;
+    --update-baseline) update=1 ;;
+    --no-alloc) alloc=0 ;;
+    *) echo "ci/gate.sh: unknown argument '$arg'" >&2; usage ;;
+  esac
+done
+[[ -n "$report" ]] || usage
+
+started=$SECONDS
+step() { printf '== [%4ds] %s\n' "$((SECONDS - started))" "$*"; }
+
+if [[ ! -x build/benchfp || ! -x build/bench/benchfp_alloc_gate ]]; then
+  step "building (build/ is missing or incomplete)"
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j "$(nproc)" > /dev/null || exit 2
+else
+  cmake --build build -j "$(nproc)" > /dev/null || exit 2
+fi
+
+# The family table and this host's ISAs, as the harness reports them.
+listing=$(build/benchfp kernel --list) || exit 2
+host_isas=$(sed -n 's/^host: [a-z0-9]* (runs \(.*\))$/\1/p' <<< "$listing" | tr , ' ')
+families=$(sed -n 's/^\([a-z0-9_]*\): .*/\1/p' <<< "$listing" | grep -vx host)
+family_isas() { awk -v f="$1" '$0 ~ "^" f ": " { getline; sub(/.*--isa=/, ""); sub(/ .*/, ""); print; exit }' <<< "$listing" | tr , ' '; }
+has_word() { [[ " $2 " == *" $1 "* ]]; }
+
+all_isas="sse41 avx2 avx512"
+if [[ "$isa_arg" == all ]]; then
+  isas=$host_isas
+else
+  isas=$(tr , ' ' <<< "$isa_arg")
+fi
+status=0
+untested=()
+tested=()
+for isa in $isas; do
+  has_word "$isa" "$all_isas" || { echo "ci/gate.sh: unknown ISA '$isa' (known: $all_isas, all)" >&2; exit 2; }
+  if has_word "$isa" "$host_isas"; then tested+=("$isa"); continue; fi
+  untested+=("$isa")
+  if [[ "$isa_arg" != all ]] && ! has_word "$isa" "$(tr , ' ' <<< "$allow_untested")"; then
+    echo "ci/gate.sh: ISA $isa was asked for but this host cannot run it (host runs: $host_isas); --allow-untested=$isa to accept" >&2
+    status=1
+  fi
+done
+for isa in $all_isas; do
+  if ! has_word "$isa" "$host_isas" && ! has_word "$isa" "${untested[*]}"; then untested+=("$isa"); fi
+done
+
+work="$report/runs"
+rm -rf "$work"
+mkdir -p "$work" || exit 2
+if ((quick)); then duration=300 perf_ms=60 reps=3 min_time=0.05; else duration=400 perf_ms=400 reps=5 min_time=0.1; fi
+
+cases=()     # benchfp kernel records (corr and unwind) for the report
+currents=()  # results the judge compares with the baselines
+runs=0 total=$(( ${#tested[@]} * $(wc -w <<< "$families") * 3 ))
+run_batch() {  # run_batch ISA FAMILY MODE BATCH [OPTIONS...]
+  local isa=$1 family=$2 mode=$3 batch=$4
+  shift 4
+  local json="$work/$family-$isa-$mode.json"
+  runs=$((runs + 1))
+  step "[$runs/$total] $family $mode at $isa (cases/$family/$batch)"
+  build/benchfp kernel --batch="cases/$family/$batch" --mode="$mode" --isa="$isa" --json="$json" "$@" \
+    > "$work/$family-$isa-$mode.txt" 2>&1
+  local rc=$?
+  tail -1 "$work/$family-$isa-$mode.txt"
+  grep -E '^[0-9]+:FAILED' "$work/$family-$isa-$mode.txt" | head -5
+  if ((rc != 0)); then
+    echo "   exit $rc: see $work/$family-$isa-$mode.txt"
+    ((rc > status)) && status=$rc
+  fi
+  [[ -f "$json" ]] && if [[ "$mode" == perf ]]; then currents+=(--current="$json"); else cases+=(--cases="$json"); fi
+}
+
+for isa in "${tested[@]}"; do
+  for family in $families; do
+    if ! has_word "$isa" "$(family_isas "$family")"; then
+      total=$((total - 3))
+      continue
+    fi
+    run_batch "$isa" "$family" corr ci
+    run_batch "$isa" "$family" unwind unwind --duration-ms="$duration"
+    run_batch "$isa" "$family" perf perf --max-ms-per-prb="$perf_ms"
+  done
+done
+
+if ((alloc)); then
+  step "allocator suites ($reps repetitions, random interleaving)"
+  alloc_suite_flags "$reps" "$min_time"
+  build/bench/benchfp_alloc_gate "${SUITE[@]}" --benchmark_out="$work/alloc.json" > /dev/null 2>&1 || status=1
+  currents+=(--current="$work/alloc.json")
+  # Debian's jemalloc refuses dlopen (initial-exec TLS): its own process, preloaded.
+  jemalloc=$(ldconfig -p | sed -n 's/^\s*libjemalloc.so.2 (libc6,x86-64) => //p' | head -1)
+  if [[ -n "$jemalloc" ]]; then
+    step "allocator suites under jemalloc (LD_PRELOAD)"
+    LD_PRELOAD=$jemalloc build/bench/benchfp_alloc_gate "${SUITE[@]}" --benchmark_filter=/jemalloc/ \
+      --benchmark_out="$work/alloc-jemalloc.json" > /dev/null 2>&1 || status=1
+    currents+=(--current="$work/alloc-jemalloc.json")
+  fi
+  step "the allocator hook's instructions (callgrind)"
+  scripts/alloc_hook_instructions.sh 1000000 --json "$work/alloc-instructions.json" || status=1
+  currents+=(--instructions="$work/alloc-instructions.json")
+fi
+
+untested_note=()
+((${#untested[@]})) && untested_note=(--untested-isas="$(tr ' ' , <<< "${untested[*]}")")
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if ((update)); then
+  step "recording this machine's baselines"
+  build/benchfp judge "${currents[@]}" --update-baseline --commit="$commit" || exit 2
+  exit "$status"
+fi
+step "judging against this machine's baselines"
+build/benchfp judge "${currents[@]}" "${cases[@]}" "${untested_note[@]}" --report="$report" --commit="$commit" \
+  > "$report/judge.txt"
+judged=$?
+sed -n '1,/^## /p' "$report/judge.txt" | head -20
+((judged > status)) && status=$judged
+step "done: tested ISAs ${tested[*]:-none}; not tested here: ${untested[*]:-none}; exit $status"
+echo "report: $report/report.md, $report/report.json, $report/report.html"
+exit "$status"
