@@ -38,7 +38,7 @@ void write_file(const std::string& path, const std::string& data) {
 }  // namespace
 
 int run_alloc_profile(const AllocProfileOptions& o) {
-    const alloc::workloads::Workload* workload = alloc::workloads::find(o.workload);
+    const alloc::workloads::AllocWorkload* workload = alloc::workloads::find(o.workload);
     if (!workload) {
         std::cerr << "benchfp: unknown workload '" << o.workload << "' (known: " << alloc::workloads::names() << ")\n";
         return 2;
@@ -58,7 +58,7 @@ int run_alloc_profile(const AllocProfileOptions& o) {
     alloc::profiler::clear();
     const auto begun = std::chrono::steady_clock::now();
     alloc::profiler::start(options);
-    workload->run(o.scale);
+    alloc::workloads::run(*workload, alloc::pool_table(), o.scale);
     alloc::profiler::stop();
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begun).count();
     const alloc::profiler::Profile profile = alloc::profiler::fetch();
