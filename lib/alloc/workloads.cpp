@@ -40,27 +40,32 @@ const TypeInfo* const double_type = &type_of<double>();
 
 // Every allocation of the workloads goes through one of these: the table's
 // path where the allocator has it, else alloc; the block's usable size counted
-// when the state asks for it.
-void* counted(const AllocatorTable& a, AllocWorkloadState& st, void* p) {
+// when the state asks for it. Always inlined, as the work of the workload itself.
+#define BENCHFP_WORKLOAD_STEP [[gnu::always_inline]] inline
+
+BENCHFP_WORKLOAD_STEP void* counted(const AllocatorTable& a, AllocWorkloadState& st, void* p) {
     if (st.count_bytes) *st.count_bytes += double(a.usable_size(p));
     return p;
 }
-void* untyped(const AllocatorTable& a, AllocWorkloadState& st, size_t n) { return counted(a, st, a.alloc(n)); }
-void* typed(const AllocatorTable& a, AllocWorkloadState& st, size_t n, const TypeInfo* type) {
+BENCHFP_WORKLOAD_STEP void* untyped(const AllocatorTable& a, AllocWorkloadState& st, size_t n) {
+    return counted(a, st, a.alloc(n));
+}
+BENCHFP_WORKLOAD_STEP void* typed(const AllocatorTable& a, AllocWorkloadState& st, size_t n, const TypeInfo* type) {
     return counted(a, st, a.alloc_typed ? a.alloc_typed(n, type) : a.alloc(n));
 }
 // An array of known size, as a runtime allocates one: in the small classes up
 // to the largest, else as a big block.
-void* sized_array(const AllocatorTable& a, AllocWorkloadState& st, size_t n, const TypeInfo* type) {
+BENCHFP_WORKLOAD_STEP void* sized_array(const AllocatorTable& a, AllocWorkloadState& st, size_t n,
+                                        const TypeInfo* type) {
     if (n > a.max_small_size && a.big_alloc) return counted(a, st, a.big_alloc(n, type));
     return typed(a, st, n, type);
 }
-void* managed(const AllocatorTable& a, AllocWorkloadState& st, size_t n, const TypeInfo* type) {
+BENCHFP_WORKLOAD_STEP void* managed(const AllocatorTable& a, AllocWorkloadState& st, size_t n, const TypeInfo* type) {
     return counted(a, st, a.managed_alloc ? a.managed_alloc(n, 64, type) : a.alloc(n));
 }
 // Grows managed block p from old_size to new_size bytes, keeping its content.
-void* grown(const AllocatorTable& a, AllocWorkloadState& st, void* p, size_t old_size, size_t new_size,
-            const TypeInfo* type) {
+BENCHFP_WORKLOAD_STEP void* grown(const AllocatorTable& a, AllocWorkloadState& st, void* p, size_t old_size,
+                                  size_t new_size, const TypeInfo* type) {
     if (a.managed_realloc) return counted(a, st, a.managed_realloc(p, new_size, type));
     void* q = untyped(a, st, new_size);
     std::memcpy(q, p, old_size);
