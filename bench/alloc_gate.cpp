@@ -17,9 +17,14 @@
 // rounding included), measured in an untimed pass: the memory ratio.
 // Counter ns_per_iteration: the mean time of one iteration (Google Benchmark's
 // own time is per chunk of iterations). Counter ratio_to_compiled_out: see run().
-#include "alloc/layout_shift.hpp"
-#include "alloc/pool.hpp"
+//
+// The workloads are lib/alloc/workloads.hpp's, the same code `benchfp alloc
+// profile` runs; each variant is an AllocatorTable. The pool's variants take
+// every pool path the workload takes (typed, big, managed: see workloads.hpp);
+// a peer, which has only malloc/free, does the same work through those.
+#include "alloc/allocator_table.hpp"
 #include "alloc/profiler.hpp"
+#include "alloc/workloads.hpp"
 #include "jit/isa.hpp"
 #include "report/judge.hpp"
 #include "report/machine.hpp"
@@ -30,34 +35,25 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <cmath>
-#include <cstring>
-#include <fstream>
+#include <cstdlib>
 #include <map>
-#include <random>
+#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
 
 using namespace benchfp;
+using alloc::AllocatorTable;
+using alloc::workloads::AllocWorkload;
+using alloc::workloads::AllocWorkloadState;
 
-struct Api {
-    void* (*alloc)(size_t);
-    void (*free)(void*);
-    size_t (*usable)(void*);
-};
-
-size_t pool_usable(void* p) { return alloc::usable_size(p); }
-void pool_free(void* p) { alloc::free(p); }
 size_t glibc_usable(void* p) { return malloc_usable_size(p); }  // also jemalloc's, when preloaded
 
 struct Variant {
     std::string name;
-    std::optional<Api> api;
+    std::optional<AllocatorTable> api;
     alloc::profiler::Options profiling;
     bool profiled = false;
     std::string paired_with;  // the variant each chunk is paired with (see run()), or none
@@ -73,9 +69,10 @@ Variant load_peer(const char* name, const char* library, const char* alloc, cons
         v.unavailable = std::string(name) + " cannot be loaded in-process: " + dlerror();
         return v;
     }
-    Api api{reinterpret_cast<void* (*)(size_t)>(dlsym(handle, alloc)), reinterpret_cast<void (*)(void*)>(dlsym(handle, free)),
-            reinterpret_cast<size_t (*)(void*)>(dlsym(handle, usable))};
-    if (!api.alloc || !api.free || !api.usable) v.unavailable = std::string(name) + ": symbols missing in " + library;
+    AllocatorTable api{reinterpret_cast<void* (*)(size_t)>(dlsym(handle, alloc)),
+                       reinterpret_cast<void (*)(void*)>(dlsym(handle, free)),
+                       reinterpret_cast<size_t (*)(void*)>(dlsym(handle, usable))};
+    if (!api.alloc || !api.free || !api.usable_size) v.unavailable = std::string(name) + ": symbols missing in " + library;
     else v.api = api;
     return v;
 }
@@ -83,7 +80,7 @@ Variant load_peer(const char* name, const char* library, const char* alloc, cons
 bool jemalloc_preloaded() { return dlsym(RTLD_DEFAULT, "mallctl") != nullptr; }
 
 Variant glibc() {
-    Variant v{"glibc", Api{std::malloc, std::free, glibc_usable}, {}, false, "", ""};
+    Variant v{"glibc", AllocatorTable{std::malloc, std::free, glibc_usable}, {}, false, "", ""};
     if (jemalloc_preloaded()) v.api.reset(), v.unavailable = "glibc's malloc is replaced by the preloaded jemalloc";
     return v;
 }
@@ -94,15 +91,16 @@ Variant glibc() {
 // they are empty.
 Variant preloaded_jemalloc() {
     Variant v{"jemalloc", std::nullopt, {}, false, "", ""};
-    if (jemalloc_preloaded()) v.api = Api{std::malloc, std::free, glibc_usable};
+    if (jemalloc_preloaded()) v.api = AllocatorTable{std::malloc, std::free, glibc_usable};
     else v.unavailable = "jemalloc cannot be loaded in-process (initial-exec TLS): run with LD_PRELOAD=libjemalloc.so.2";
     return v;
 }
 
 std::vector<Variant> variants() {
     using alloc::profiler::Sampling;
-    // The pool's entry points themselves: no wrappers of their own placement.
-    const Api hooked{alloc::pool_alloc, pool_free, pool_usable}, bare{alloc::pool_alloc_unprofiled, pool_free, pool_usable};
+    // Every pool path with the hook and with it compiled out (lib/alloc/pool_table.cpp).
+    const AllocatorTable& hooked = alloc::pool_table();
+    const AllocatorTable& bare = alloc::pool_table_unprofiled();
     return {
         // The hook against no hook; sampling against the same code stopped.
         {"compiled_out", bare, {}, false, "", ""},
@@ -117,169 +115,17 @@ std::vector<Variant> variants() {
     };
 }
 
-// What a workload keeps between iterations of one benchmark run (live blocks,
-// a consumer thread); released with the same allocator when the run ends.
-struct Channel {
-    static constexpr size_t size = 1024;
-    void* slots[size];
-    std::atomic<size_t> head{0}, tail{0};
-    std::atomic<bool> stop{false};
-};
-
-struct RunState {
-    const Api* api;
-    std::vector<void*> live = std::vector<void*>(1024, nullptr);
-    size_t at = 0;
-    Channel channel;
-    std::thread consumer;
-
-    explicit RunState(const Api& a) : api(&a) {}
-    ~RunState() {
-        if (consumer.joinable()) {
-            channel.stop = true;
-            consumer.join();
-            for (size_t t = channel.tail; t != channel.head; ++t) api->free(channel.slots[t % Channel::size]);
-        }
-        for (void* p : live)
-            if (p) api->free(p);
-    }
-};
-
-// Each workload does one iteration's allocations with `api`; `bytes`, when
-// given, adds up the usable size of every block.
-struct Workload {
-    const char* name;
-    void (*iteration)(const Api& api, double* bytes, RunState& state);
-    // Timed chunk: long enough to hold the workload's steady state, and for the
-    // profiler's start() and first sample draw per chunk to weigh under 0.2%.
-    double chunk_us = 100;
-};
-
-inline void* take(const Api& api, size_t n, double* bytes) {
-    void* p = api.alloc(n);
-    if (bytes) *bytes += double(api.usable(p));
-    return p;
-}
-
-BENCHFP_LAYOUT_SHIFT_HERE(layout_shift_before_workloads)
-
-void small_churn(const Api& api, double* bytes, RunState& st) {
-    static const std::vector<uint16_t> sizes = [] {
-        std::mt19937 rng(3);
-        std::vector<uint16_t> s(1 << 16);
-        for (auto& v : s) v = static_cast<uint16_t>(1 + rng() % 512);
-        return s;
-    }();
-    for (int k = 0; k < 64; ++k, ++st.at) {
-        void*& slot = st.live[(st.at * 7919) & 1023];
-        if (slot) api.free(slot);
-        slot = take(api, sizes[st.at & 0xffff], bytes);
-    }
-}
-
-void structs(const Api& api, double* bytes, RunState& st) {
-    for (int k = 0; k < 64; ++k) {
-        void*& slot = st.live[st.at++ & 255];
-        if (slot) api.free(slot);
-        slot = take(api, 56, bytes);
-        std::memset(slot, 0, 8);
-    }
-}
-
-void strings(const Api& api, double* bytes, RunState&) {
-    char* s = static_cast<char*>(take(api, 8, bytes));
-    std::memcpy(s, "benchfp", 8);
-    for (size_t len = 7; len < 100; len *= 2) {
-        char* t = static_cast<char*>(take(api, 2 * len + 1, bytes));
-        std::memcpy(t, s, len);
-        std::memcpy(t + len, s, len + 1);
-        api.free(s);
-        s = t;
-    }
-    api.free(s);
-}
-
-void arrays(const Api& api, double* bytes, RunState&) {
-    for (size_t n = 32; n <= 16384; n *= 2) {
-        void* a = take(api, n, bytes);
-        std::memset(a, 1, std::min<size_t>(n, 64));
-        api.free(a);
-    }
-}
-
-void grow_array(const Api& api, double* bytes, RunState&) {
-    size_t capacity = 32;
-    char* data = static_cast<char*>(take(api, capacity, bytes));
-    while (capacity < 65536) {
-        char* bigger = static_cast<char*>(take(api, 2 * capacity, bytes));
-        std::memcpy(bigger, data, capacity);
-        api.free(data);
-        data = bigger;
-        capacity *= 2;
-    }
-    api.free(data);
-}
-
-struct Node {
-    Node *left, *right;
-};
-Node* tree(const Api& api, int depth, double* bytes) {
-    auto* n = static_cast<Node*>(take(api, sizeof(Node), bytes));
-    n->left = depth ? tree(api, depth - 1, bytes) : nullptr;
-    n->right = depth ? tree(api, depth - 1, bytes) : nullptr;
-    return n;
-}
-void free_tree(const Api& api, Node* n) {
-    if (n->left) free_tree(api, n->left), free_tree(api, n->right);
-    api.free(n);
-}
-void binary_trees(const Api& api, double* bytes, RunState&) { free_tree(api, tree(api, 8, bytes)); }
-
-// Producer (the benchmark thread) and a consumer that frees: every free is
-// cross-thread. A single-producer single-consumer ring keeps the allocator the
-// thing measured.
-void producer_consumer(const Api& api, double* bytes, RunState& st) {
-    Channel& ch = st.channel;
-    if (!st.consumer.joinable())
-        st.consumer = std::thread([&ch, &api] {
-            while (!ch.stop.load(std::memory_order_acquire)) {
-                const size_t t = ch.tail.load(std::memory_order_relaxed);
-                if (t == ch.head.load(std::memory_order_acquire)) {
-                    std::this_thread::yield();  // two threads may share a core here: let the other run
-                    continue;
-                }
-                api.free(ch.slots[t % Channel::size]);
-                ch.tail.store(t + 1, std::memory_order_release);
-            }
-        });
-    for (int k = 0; k < 64; ++k) {
-        void* p = take(api, 64, bytes);
-        const size_t h = ch.head.load(std::memory_order_relaxed);
-        while (h - ch.tail.load(std::memory_order_acquire) >= Channel::size) std::this_thread::yield();
-        ch.slots[h % Channel::size] = p;
-        ch.head.store(h + 1, std::memory_order_release);
-    }
-}
-
-const Workload workloads[] = {
-    {"small_churn", small_churn}, {"structs", structs},       {"strings", strings},
-    {"arrays", arrays},           {"grow_array", grow_array}, {"binary_trees", binary_trees},
-    // Its ring lets the producer run ahead for 16 iterations: chunks of ~2 ms
-    // time the consumer-bound steady state, not that slack.
-    {"producer_consumer", producer_consumer, 2000},
-};
-
 // Iterations per timed chunk: enough for the workload's chunk time. Measured once per benchmark, so
 // every repetition times the same chunks.
-int64_t chunk_iterations(const std::string& benchmark, const Workload& w, const Api& api) {
+int64_t chunk_iterations(const std::string& benchmark, const AllocWorkload& w, const AllocatorTable& api) {
     static std::map<std::string, int64_t> known;
     if (const auto it = known.find(benchmark); it != known.end()) return it->second;
     using clock = std::chrono::steady_clock;
-    const double target_ns = w.chunk_us * 1e3;
-    RunState warm_up(api);
+    const double target_ns = w.min_chunk_us * 1e3;
+    AllocWorkloadState warm_up(api);
     const auto time_iterations = [&](int64_t n) {
         const auto start = clock::now();
-        for (int64_t i = 0; i < n; ++i) w.iteration(api, nullptr, warm_up);
+        for (int64_t i = 0; i < n; ++i) w.iteration(api, warm_up);
         return std::chrono::duration<double, std::nano>(clock::now() - start).count();
     };
     int64_t n = 1;
@@ -296,7 +142,7 @@ int64_t chunk_iterations(const std::string& benchmark, const Workload& w, const 
 // time ratios. Both halves of a pair see the same heap and the same load on
 // this shared machine: the ratio keeps still where separate runs drift by
 // several percent. The profiler runs during v's chunks only.
-void run(benchmark::State& state, const Workload& w, const Variant& v, const Variant* reference) {
+void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, const Variant* reference) {
     using clock = std::chrono::steady_clock;
     if (!v.api) {
         state.SkipWithError(v.unavailable.c_str());
@@ -304,15 +150,16 @@ void run(benchmark::State& state, const Workload& w, const Variant& v, const Var
     }
     double bytes = 0;
     {
-        RunState counting(*v.api);
-        w.iteration(*v.api, &bytes, counting);  // untimed: the memory counter
+        AllocWorkloadState counting(*v.api);
+        counting.count_bytes = &bytes;
+        w.iteration(*v.api, counting);  // untimed: the memory counter
     }
     const int64_t chunk = chunk_iterations(std::string(w.name) + "/" + v.name, w, *v.api);
-    RunState run_state(*v.api);
+    AllocWorkloadState run_state(*v.api);
     const auto time_chunk = [&](const Variant& variant) {
         if (variant.profiled) alloc::profiler::start(variant.profiling);
         const auto start = clock::now();
-        for (int64_t i = 0; i < chunk; ++i) w.iteration(*variant.api, nullptr, run_state);
+        for (int64_t i = 0; i < chunk; ++i) w.iteration(*variant.api, run_state);
         const double ns = std::chrono::duration<double, std::nano>(clock::now() - start).count();
         if (variant.profiled) alloc::profiler::stop();
         return ns;
@@ -355,7 +202,7 @@ void run(benchmark::State& state, const Workload& w, const Variant& v, const Var
 
 int main(int argc, char** argv) {
     static const std::vector<Variant> all = variants();
-    for (const Workload& w : workloads)
+    for (const AllocWorkload& w : alloc::workloads::all())
         for (const Variant& v : all) {
             const auto reference = std::find_if(all.begin(), all.end(), [&](const Variant& r) { return r.name == v.paired_with; });
             benchmark::RegisterBenchmark(("alloc/" + std::string(w.name) + "/" + v.name).c_str(),

@@ -2,20 +2,22 @@
 # Instructions per allocation that the profiler hook adds while the profiler is
 # off, and while it byte-samples at 512 KiB (both against the hook compiled
 # out), counted by callgrind: deterministic, unlike time on a shared machine.
-# Needs valgrind (Debian package) and a build.
-# Usage: scripts/alloc_hook_instructions.sh [N] [--json FILE]   (default N = 1000000)
+# Needs valgrind (Debian package) and a build (build/, or the one --build names).
+# Usage: scripts/alloc_hook_instructions.sh [N] [--json FILE] [--build DIR]   (default N = 1000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=1000000
 json=""
+build=build
 while (($#)); do
   case "$1" in
     --json) json=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
     *) n=$1; shift ;;
   esac
 done
 count() {  # count VARIANT COUNT -> total instructions of the run
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null build/bench/benchfp_alloc_instructions "$1" "$2" 2>&1 |
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$build/bench/benchfp_alloc_instructions" "$1" "$2" 2>&1 |
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 declare -A per

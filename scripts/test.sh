@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs benchfp's test suite (unit and end-to-end) through ctest, then the
-# allocator's tests again under AddressSanitizer and ThreadSanitizer.
+# allocator's tests again under AddressSanitizer and ThreadSanitizer, built with
+# the checked pool (-DBENCHFP_POOL_CHECKED=ON), where every misuse death test runs.
 # BENCHFP_REQUIRE_PERF=1 turns "perf_event_open refused" skips into failures (CI sets it).
 # BENCHFP_SANITIZERS=0 skips the sanitizer builds, BENCHFP_GATE_E2E=0 the check
 # that the regression gate catches an injected slowdown (quicker local runs).
@@ -13,9 +14,10 @@ if [[ "${BENCHFP_GATE_E2E:-1}" != 0 ]]; then
 fi
 if [[ "${BENCHFP_SANITIZERS:-1}" != 0 ]]; then
   for sanitizer in address thread; do
-    cmake -S . -B "build-$sanitizer" -DBENCHFP_SANITIZER="$sanitizer" -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+    cmake -S . -B "build-$sanitizer" -DBENCHFP_SANITIZER="$sanitizer" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DBENCHFP_POOL_CHECKED=ON > /dev/null
     cmake --build "build-$sanitizer" -j "$(nproc)" --target benchfp_alloc_tests
-    echo "== allocator tests under ${sanitizer} sanitizer"
-    ctest --test-dir "build-$sanitizer" --output-on-failure -R '^(Pool|Profiler)\.'
+    echo "== allocator tests under ${sanitizer} sanitizer, checked pool"
+    ctest --test-dir "build-$sanitizer" --output-on-failure -R '^(Pool|Profiler|AllocWorkloads)[A-Za-z]*\.'
   done
 fi

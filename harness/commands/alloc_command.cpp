@@ -33,7 +33,7 @@ void AllocProfileOptions::add_to(CLI::App& app) {
 }
 
 int run_alloc_profile(const AllocProfileOptions& o) {
-    const alloc::workloads::Workload* workload = alloc::workloads::find(o.workload);
+    const alloc::workloads::AllocWorkload* workload = alloc::workloads::find(o.workload);
     if (!workload) {
         std::cerr << "benchfp: unknown workload '" << o.workload << "' (known: " << alloc::workloads::names() << ")\n";
         return 2;
@@ -54,7 +54,7 @@ int run_alloc_profile(const AllocProfileOptions& o) {
     const auto wall_start = std::chrono::system_clock::now();
     const auto begun = std::chrono::steady_clock::now();
     alloc::profiler::start(options);
-    workload->run(o.scale);
+    alloc::workloads::run(*workload, alloc::pool_table(), o.scale);
     alloc::profiler::stop();
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begun).count();
     const alloc::profiler::Profile profile = alloc::profiler::fetch();

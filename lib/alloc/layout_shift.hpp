@@ -5,6 +5,8 @@
 // 2-instruction hook costs. Builds with -DBENCHFP_LAYOUT_SHIFT=N (bytes) put N
 // bytes of never-run code at each BENCHFP_LAYOUT_SHIFT_HERE, so the code after
 // it moves by N; scripts/hook_time_over_layouts.sh measures over several N.
+// GCC may emit a file's functions in another order than the source's: check
+// with nm -n (workloads.cpp is built with -fno-toplevel-reorder for that).
 #ifndef BENCHFP_LAYOUT_SHIFT
 #define BENCHFP_LAYOUT_SHIFT 0
 #endif

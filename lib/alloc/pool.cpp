@@ -1,6 +1,7 @@
 #include "alloc/pool.hpp"
 
 #include "alloc/layout_shift.hpp"
+#include "alloc/pool_check.hpp"
 
 #include <cxxabi.h>
 #include <pthread.h>
@@ -99,13 +100,14 @@ Heap* heap_for_this_thread() {
     return h;
 }
 
+// A page's start: its header is written, its objects are the caller's to carve.
 char* new_page(Heap* h, unsigned size_class) {
     const uintptr_t offset = arena_next.fetch_add(page_size, std::memory_order_relaxed);
     if (offset + page_size > arena_size) throw std::bad_alloc();
     auto* page = reinterpret_cast<PageHeader*>(arena_base + offset);
     page->owner_word = reinterpret_cast<uintptr_t>(h) | (h->sampled_pages ? sampled_page : 0);
     page->size_class = size_class;
-    return reinterpret_cast<char*>(page) + page_header_size;
+    return reinterpret_cast<char*>(page);
 }
 
 // A big or managed block: a header right before the pointer, at the block's
@@ -127,12 +129,16 @@ void* aligned_block(size_t size, size_t alignment) {
     const uintptr_t user = (reinterpret_cast<uintptr_t>(base) + header + alignment - 1) & ~(alignment - 1);
     auto* h = reinterpret_cast<BigHeader*>(user) - 1;
     *h = {BigHeader::big_magic, base, size, alignment, false};
+    if constexpr (pool_checked) note_big_block(h + 1);
     return reinterpret_cast<void*>(user);
 }
 
-BigHeader* big_header(const void* p) {
+// The header of big or managed block p, for `what` ("invalid free", ...) of p.
+BigHeader* big_header(const void* p, const char* what) {
+    if constexpr (pool_checked) check_big_block(p, what);  // before reading memory p may not own
     auto* h = reinterpret_cast<BigHeader*>(const_cast<void*>(p)) - 1;
-    if (h->magic != BigHeader::big_magic) std::abort();  // not a block of this allocator
+    if (h->magic != BigHeader::big_magic)
+        report_misuse(what, p, nullptr, "not a block of this allocator (no block header; or a big block freed twice)");
     return h;
 }
 
@@ -146,7 +152,7 @@ namespace {
 
 // An object of class c from heap h, once its free list is empty: what other
 // threads freed, else the bump area, else a new page.
-void* alloc_from(Heap* h, unsigned c) {
+void* take_from(Heap* h, unsigned c) {
     ClassState& state = h->classes[c];
     if (state.free) {  // the fast path found no heap yet
         FreeObject* head = state.free;
@@ -160,16 +166,18 @@ void* alloc_from(Heap* h, unsigned c) {
     }
     const size_t size = class_sizes[c];
     if (state.bump + size > state.bump_end || !state.bump) {
-        // Slab colouring: each class starts its objects at its own 64-byte
-        // offset, so the first objects of different classes do not share an
-        // address modulo 4 KiB, where copying one into the other (a growing
-        // string) stalls on 4K aliasing: 2x slower on the strings workload.
-        const size_t colour = (c % 8) * 64;
-        state.bump = new_page(h, c) + colour;
-        state.bump_end = state.bump + (page_size - page_header_size - colour) / size * size;
+        char* page = new_page(h, c);
+        state.bump = page + first_object_offset(c);
+        state.bump_end = state.bump + (page_size - first_object_offset(c)) / size * size;
     }
     void* p = state.bump;
     state.bump += size;
+    return p;
+}
+
+void* alloc_from(Heap* h, unsigned c) {
+    void* p = take_from(h, c);
+    if constexpr (pool_checked) note_handed_out(p);
     return p;
 }
 
@@ -187,7 +195,7 @@ void* alloc_small_slow(unsigned c) {
 
 void* sampled_block(void* p) {
     if (!in_arena(p)) {
-        big_header(p)->sampled = true;
+        big_header(p, "invalid sampled block")->sampled = true;  // just allocated: valid
         return p;
     }
     const PageHeader* page = page_of(p);
@@ -202,19 +210,25 @@ void* sampled_block(void* p) {
     // untouched since that class's last sample. Costs at most 2 KiB per live
     // sampled allocation.
     void* moved = alloc_from(h->sampled, class_count - 1);
+    if constexpr (pool_checked) check_free(p);  // p goes back to the free list unseen by free()
     push_local(h, page->size_class, p);
     return moved;
 }
 
 void free_slow(PageHeader* page, void* p) {
+    check_object_start(page, p);
     if (page->owner_word & sampled_page) record_free_slow(p);
     Heap* owner = page->owner();
     Heap* mine = this_thread_heap;
-    if (owner == mine || (mine && owner == mine->sampled)) return push_local(owner, page->size_class, p);
+    if (owner == mine || (mine && owner == mine->sampled)) {
+        check_not_list_head(owner->classes[page->size_class].free, p, page);
+        return push_local(owner, page->size_class, p);
+    }
     auto* object = static_cast<FreeObject*>(p);
     std::atomic<FreeObject*>& list = owner->remote[page->size_class];
     FreeObject* head = list.load(std::memory_order_relaxed);
     do {
+        check_not_list_head(head, p, page);
         object->next = head;
     } while (!list.compare_exchange_weak(head, object, std::memory_order_release, std::memory_order_relaxed));
 }
@@ -225,8 +239,10 @@ void* big_alloc_untracked(size_t size) {
 }
 
 void big_or_managed_free(void* p) {
-    BigHeader* header = big_header(p);
+    BigHeader* header = big_header(p, "invalid free");
+    if constexpr (pool_checked) forget_big_block(p, "double free");
     if (header->sampled) record_free_slow(p);
+    header->magic = 0;  // a second free finds no header (unless the memory was reused meanwhile)
     std::free(header->base);
 }
 
@@ -241,23 +257,43 @@ void* big_alloc(size_t size, const TypeInfo* type) {
     return detail::sample_point(detail::big_alloc_untracked(size), size, type);
 }
 
-void* managed_alloc(size_t size, size_t alignment, const TypeInfo* type) {
+namespace {
+
+// Managed blocks with the hook (Profiled) or without it (the benchmarks' baseline).
+template <bool Profiled>
+void* managed_alloc_as(size_t size, size_t alignment, const TypeInfo* type) {
     detail::ensure_arena();
-    return detail::sample_point(detail::aligned_block(size, alignment), size, type);
+    void* p = detail::aligned_block(size, alignment);
+    if constexpr (Profiled) return detail::sample_point(p, size, type);
+    return p;
 }
 
-void* managed_realloc(void* p, size_t new_size, const TypeInfo* type) {
-    if (!p) return managed_alloc(new_size, 64, type);
-    const detail::BigHeader* old = detail::big_header(p);
-    void* q = managed_alloc(new_size, old->alignment, type);
+template <bool Profiled>
+void* managed_realloc_as(void* p, size_t new_size, const TypeInfo* type) {
+    if (!p) return managed_alloc_as<Profiled>(new_size, 64, type);
+    const detail::BigHeader* old = detail::big_header(p, "invalid managed_realloc");
+    void* q = managed_alloc_as<Profiled>(new_size, old->alignment, type);
     std::memcpy(q, p, std::min(old->size, new_size));
     free(p);
     return q;
 }
 
+}  // namespace
+
+void* managed_alloc(size_t size, size_t alignment, const TypeInfo* type) {
+    return managed_alloc_as<true>(size, alignment, type);
+}
+void* managed_realloc(void* p, size_t new_size, const TypeInfo* type) {
+    return managed_realloc_as<true>(p, new_size, type);
+}
+void* managed_alloc_unprofiled(size_t size, size_t alignment) {
+    return managed_alloc_as<false>(size, alignment, nullptr);
+}
+void* managed_realloc_unprofiled(void* p, size_t new_size) { return managed_realloc_as<false>(p, new_size, nullptr); }
+
 size_t usable_size(const void* p) {
     if (detail::in_arena(p)) return class_sizes[detail::page_of(p)->size_class];
-    return detail::big_header(p)->size;
+    return detail::big_header(p, "invalid usable_size")->size;
 }
 
 PoolStats pool_stats() {

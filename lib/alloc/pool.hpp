@@ -11,6 +11,32 @@
 //   big_alloc(size, type)    above the largest class
 //   managed_alloc(...)       growable arrays: aligned, with managed_realloc
 // Every allocation is recorded exactly once, whichever path it takes.
+//
+// Misuse (mimalloc's debug and secure modes, glibc's malloc checks): a misuse
+// found aborts with a message naming the pointer, its page and its class, e.g.
+//   benchfp pool: double free of 0x7f.. (page 0x7f.., class 48 B)
+// Normal build: checked where it costs the fast paths nothing, on the slow paths:
+//   - a free whose page was never handed out (its owner is null), seen by any
+//     thread that has allocated (one that never did faults on the null owner);
+//   - an interior pointer or a double free that reaches free_slow: a free by
+//     another thread, or of a sampled object (not the start of an object of the
+//     page's class; the block already at the head of the list it goes to);
+//   - a free, usable_size or managed_realloc of a pointer outside the arena that
+//     is not a big or managed block (no block header), including, most often, a
+//     big block freed twice (its header is wiped when it is freed).
+//   Not detected: a double free or an interior pointer freed by the owning
+//   thread on the fast path (the free list is corrupted: overlapping objects).
+// Checked build (-DBENCHFP_POOL_CHECKED=ON, used by scripts/test.sh's sanitizer
+// builds): every free is validated before the fast path (pool_check.cpp):
+//   - double free of a pool object, from any thread: each page header holds a
+//     bit per object, set while the object is handed out (atomically: remote
+//     frees clear bits of pages other threads allocate from);
+//   - interior pointers, pointers into a page header or a page never handed out;
+//   - big and managed blocks: double frees and pointers not from the pool,
+//     exactly (a registry of live blocks, consulted before any header is read).
+//   A block freed and allocated again in between is a live block: its second
+//   free is valid, as in every allocator without quarantine. The cost per
+//   allocation+free is measured by scripts/pool_checked_instructions.sh.
 #include "alloc/size_classes.hpp"
 
 #ifndef BENCHFP_INJECT_ALLOC_SLOWDOWN
@@ -59,12 +85,27 @@ struct alignas(64) Heap {
 // check of its own. Heaps are 64-byte aligned: bit 0 is free for the flag.
 inline constexpr uintptr_t sampled_page = 1;
 
+// The most objects a page holds (of the smallest class).
+inline constexpr size_t max_objects_per_page = (page_size - page_header_size) / class_sizes[0];
+
 struct PageHeader {
     uintptr_t owner_word;  // set before the page's first object is handed out, never changed
     uint32_t size_class;
+#if BENCHFP_POOL_CHECKED
+    // Checked build: bit i is set while object i is handed out (pool_check.cpp).
+    std::atomic<uint64_t> handed_out[(max_objects_per_page + 63) / 64];
+#endif
 
     Heap* owner() const { return reinterpret_cast<Heap*>(owner_word & ~sampled_page); }
 };
+static_assert(sizeof(PageHeader) <= page_header_size);
+
+// Where class c's first object starts in each of its pages. Slab colouring:
+// each class starts its objects at its own 64-byte offset, so the first objects
+// of different classes do not share an address modulo 4 KiB, where copying one
+// into the other (a growing string) stalls on 4K aliasing: 2x slower on the
+// strings workload.
+inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8) * 64; }
 
 // Bytes this thread may still allocate before its next call into the profiler:
 // the hook subtracts each allocation's size and calls record_slow when the count
@@ -86,8 +127,13 @@ extern uintptr_t arena_size;
 constinit extern thread_local Heap* this_thread_heap;
 
 void* alloc_small_slow(unsigned size_class);
-// Frees what the fast path cannot: remote frees and frees of objects on sampled pages.
+// Frees what the fast path cannot: remote frees and frees of objects on sampled
+// pages. Checks what can be checked there at no cost to the fast path (see above).
 void free_slow(PageHeader* page, void* p);
+// Checked build only (pool_check.cpp): marks a pool object handed out; checks
+// that p is the start of a handed-out pool object, or aborts, and marks it free.
+void note_handed_out(void* p);
+void check_free(void* p);
 void* big_alloc_untracked(size_t size);
 void big_or_managed_free(void* p);
 
@@ -142,6 +188,7 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
         if (__builtin_expect(head != nullptr, 1)) {
             h->classes[c].free = head->next;
             p = head;
+            if constexpr (pool_checked) note_handed_out(p);  // the slow path notes its own
         } else {
             p = alloc_small_slow(c);
         }
@@ -154,7 +201,8 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
 
 // Exported for generated code: no type is known there.
 void* pool_alloc(size_t size);
-// The same without the hook compiled in: the benchmarks' baseline.
+// The same without the hook compiled in: the benchmarks' baseline. For the
+// typed and big paths, alloc_untracked and detail::big_alloc_untracked are that.
 void* pool_alloc_unprofiled(size_t size);
 
 // Typed allocation: recorded here with the type, allocated by a path that does not record.
@@ -171,6 +219,9 @@ void* big_alloc(size_t size, const TypeInfo* type = &unknown_type);
 void* managed_alloc(size_t size, size_t alignment = 64, const TypeInfo* type = &unknown_type);
 // Grows (or shrinks) a managed block, keeping min(old, new) bytes; the old block is freed.
 void* managed_realloc(void* p, size_t new_size, const TypeInfo* type = &unknown_type);
+// The same two without the hook compiled in: the benchmarks' baseline.
+void* managed_alloc_unprofiled(size_t size, size_t alignment = 64);
+void* managed_realloc_unprofiled(void* p, size_t new_size);
 
 // Frees any block of this allocator, from any thread. A free from another
 // thread goes back to the owning heap through its remote list.
@@ -178,6 +229,7 @@ inline void free(void* p) {
     using namespace detail;
     if (!p) return;
     if (__builtin_expect(in_arena(p), 1)) {
+        if constexpr (pool_checked) check_free(p);
         PageHeader* page = page_of(p);
         Heap* h = this_thread_heap;
         if (__builtin_expect(page->owner_word == reinterpret_cast<uintptr_t>(h), 1)) {

@@ -5,10 +5,18 @@
 #include <cstddef>
 #include <cstdint>
 
+#ifndef BENCHFP_POOL_CHECKED
+#define BENCHFP_POOL_CHECKED 0
+#endif
+
 namespace benchfp::alloc {
 
+// The checked build (-DBENCHFP_POOL_CHECKED=ON): every free is validated (pool.hpp).
+inline constexpr bool pool_checked = BENCHFP_POOL_CHECKED != 0;
+
 inline constexpr size_t page_size = 16 * 1024;
-inline constexpr size_t page_header_size = 64;
+// The checked build keeps a bit per object in the page header (pool.hpp's PageHeader).
+inline constexpr size_t page_header_size = pool_checked ? 320 : 64;
 inline constexpr size_t max_small_size = 2032;
 
 inline constexpr std::array<uint16_t, 42> class_sizes = {

@@ -1,179 +1,207 @@
 #include "alloc/workloads.hpp"
 
-#include "alloc/pool.hpp"
+#include "alloc/layout_shift.hpp"
 
-#include <atomic>
-#include <condition_variable>
+#include <algorithm>
 #include <cstring>
-#include <deque>
-#include <mutex>
 #include <random>
-#include <thread>
 
 namespace benchfp::alloc::workloads {
 
+AllocWorkloadState::~AllocWorkloadState() {
+    if (consumer.joinable()) {
+        channel.stop = true;
+        consumer.join();
+        for (size_t t = channel.tail; t != channel.head; ++t) owner_->free(channel.slots[t % Channel::size]);
+    }
+    for (void* p : live)
+        if (p) owner_->free(p);
+}
+
 namespace {
 
-// Keeps the compiler from dropping writes to memory that is freed right after.
-inline void touch(void* p, size_t bytes) {
-    std::memset(p, 0x5a, bytes);
-    asm volatile("" : : "r"(p) : "memory");
-}
-
-void arrays(int scale) {
-    std::mt19937 rng(1);
-    for (int i = 0; i < 20000 * scale; ++i) {
-        const size_t n = 8 << (rng() % 10);  // 8 .. 4096 floats, the larger ones above the small classes
-        void* a = managed_alloc(n * sizeof(float), 64);
-        touch(a, n * sizeof(float));
-        free(a);
-    }
-}
-
-void strings(int scale) {
-    // Concatenation: every step allocates the longer string, as generated code would (no type).
-    for (int i = 0; i < 20000 * scale; ++i) {
-        char* s = static_cast<char*>(pool_alloc(8));
-        std::memcpy(s, "benchfp", 8);
-        size_t len = 7;
-        for (int k = 0; k < 4; ++k) {
-            char* t = static_cast<char*>(pool_alloc(2 * len + 1));
-            std::memcpy(t, s, len);
-            std::memcpy(t + len, s, len + 1);
-            free(s);
-            s = t;
-            len *= 2;
-        }
-        free(s);
-    }
-}
-
+// The types the typed paths record. Looked up once: type_of<T>() checks a guard per call.
 struct Particle {
     double position[3], velocity[3];
     int id;
 };
-
-void structs(int scale) {
-    std::vector<Particle*> live(256, nullptr);
-    for (int i = 0; i < 100000 * scale; ++i) {
-        Particle*& slot = live[i % live.size()];
-        if (slot) free(slot);
-        slot = alloc_typed<Particle>();
-        slot->id = i;
-    }
-    for (Particle* p : live) free(p);
-}
-
-void grow_array(int scale) {
-    for (int i = 0; i < 500 * scale; ++i) {
-        size_t capacity = 4;
-        auto* data = static_cast<double*>(managed_alloc(capacity * sizeof(double), 64, &type_of<double>()));
-        for (size_t n = 0; n < 20000; ++n) {
-            if (n == capacity) {
-                capacity *= 2;
-                data = static_cast<double*>(managed_realloc(data, capacity * sizeof(double), &type_of<double>()));
-            }
-            data[n] = double(n);
-        }
-        free(data);
-    }
-}
-
-void small_churn(int scale) {
-    std::mt19937 rng(2);
-    std::vector<void*> live(1024, nullptr);
-    for (int i = 0; i < 200000 * scale; ++i) {
-        void*& slot = live[rng() % live.size()];
-        if (slot) free(slot);
-        slot = pool_alloc(1 + rng() % 512);
-    }
-    for (void* p : live) free(p);
-}
-
 struct TreeNode {
     TreeNode *left, *right;
 };
+struct Message {  // sent as allocated: the producer does not write it (a write would move its cache line)
+    long sequence;
+    char payload[56];
+};
+const TypeInfo* const particle_type = &type_of<Particle>();
+const TypeInfo* const tree_node_type = &type_of<TreeNode>();
+const TypeInfo* const message_type = &type_of<Message>();
+const TypeInfo* const float_type = &type_of<float>();
+const TypeInfo* const double_type = &type_of<double>();
 
-TreeNode* build_tree(int depth) {
-    auto* node = alloc_typed<TreeNode>();
-    node->left = depth > 0 ? build_tree(depth - 1) : nullptr;
-    node->right = depth > 0 ? build_tree(depth - 1) : nullptr;
-    return node;
+// Every allocation of the workloads goes through one of these: the table's
+// path where the allocator has it, else alloc; the block's usable size counted
+// when the state asks for it. Always inlined, as the work of the workload itself.
+#define BENCHFP_WORKLOAD_STEP [[gnu::always_inline]] inline
+
+BENCHFP_WORKLOAD_STEP void* counted(const AllocatorTable& a, AllocWorkloadState& st, void* p) {
+    if (st.count_bytes) *st.count_bytes += double(a.usable_size(p));
+    return p;
 }
-long check_and_free(TreeNode* node) {
-    const long n = 1 + (node->left ? check_and_free(node->left) + check_and_free(node->right) : 0);
-    free(node);
+BENCHFP_WORKLOAD_STEP void* untyped(const AllocatorTable& a, AllocWorkloadState& st, size_t n) {
+    return counted(a, st, a.alloc(n));
+}
+BENCHFP_WORKLOAD_STEP void* typed(const AllocatorTable& a, AllocWorkloadState& st, size_t n, const TypeInfo* type) {
+    return counted(a, st, a.alloc_typed ? a.alloc_typed(n, type) : a.alloc(n));
+}
+// An array of known size, as a runtime allocates one: in the small classes up
+// to the largest, else as a big block.
+BENCHFP_WORKLOAD_STEP void* sized_array(const AllocatorTable& a, AllocWorkloadState& st, size_t n,
+                                        const TypeInfo* type) {
+    if (n > a.max_small_size && a.big_alloc) return counted(a, st, a.big_alloc(n, type));
+    return typed(a, st, n, type);
+}
+BENCHFP_WORKLOAD_STEP void* managed(const AllocatorTable& a, AllocWorkloadState& st, size_t n, const TypeInfo* type) {
+    return counted(a, st, a.managed_alloc ? a.managed_alloc(n, 64, type) : a.alloc(n));
+}
+// Grows managed block p from old_size to new_size bytes, keeping its content.
+BENCHFP_WORKLOAD_STEP void* grown(const AllocatorTable& a, AllocWorkloadState& st, void* p, size_t old_size,
+                                  size_t new_size, const TypeInfo* type) {
+    if (a.managed_realloc) return counted(a, st, a.managed_realloc(p, new_size, type));
+    void* q = untyped(a, st, new_size);
+    std::memcpy(q, p, old_size);
+    a.free(p);
+    return q;
+}
+
+BENCHFP_LAYOUT_SHIFT_HERE(layout_shift_before_workloads)
+
+void small_churn(const AllocatorTable& a, AllocWorkloadState& st) {
+    static const std::vector<uint16_t> sizes = [] {
+        std::mt19937 rng(3);
+        std::vector<uint16_t> s(1 << 16);
+        for (auto& v : s) v = static_cast<uint16_t>(1 + rng() % 512);
+        return s;
+    }();
+    for (int k = 0; k < 64; ++k, ++st.at) {
+        void*& slot = st.live[(st.at * 7919) & 1023];
+        if (slot) a.free(slot);
+        slot = untyped(a, st, sizes[st.at & 0xffff]);
+    }
+}
+
+void structs(const AllocatorTable& a, AllocWorkloadState& st) {
+    for (int k = 0; k < 64; ++k) {
+        void*& slot = st.live[st.at++ & 255];
+        if (slot) a.free(slot);
+        slot = typed(a, st, sizeof(Particle), particle_type);
+        std::memset(slot, 0, 8);
+    }
+}
+
+// Concatenation: every step allocates the longer string, as generated code would (no type).
+void strings(const AllocatorTable& a, AllocWorkloadState& st) {
+    char* s = static_cast<char*>(untyped(a, st, 8));
+    std::memcpy(s, "benchfp", 8);
+    for (size_t len = 7; len < 100; len *= 2) {
+        char* t = static_cast<char*>(untyped(a, st, 2 * len + 1));
+        std::memcpy(t, s, len);
+        std::memcpy(t + len, s, len + 1);
+        a.free(s);
+        s = t;
+    }
+    a.free(s);
+}
+
+void arrays(const AllocatorTable& a, AllocWorkloadState& st) {
+    for (size_t n = 32; n <= 16384; n *= 2) {
+        void* array = sized_array(a, st, n, float_type);
+        std::memset(array, 1, std::min<size_t>(n, 64));
+        a.free(array);
+    }
+}
+
+void grow_array(const AllocatorTable& a, AllocWorkloadState& st) {
+    size_t capacity = 32;
+    void* data = managed(a, st, capacity, double_type);
+    for (; capacity < 65536; capacity *= 2) data = grown(a, st, data, capacity, 2 * capacity, double_type);
+    a.free(data);
+}
+
+TreeNode* tree(const AllocatorTable& a, AllocWorkloadState& st, int depth) {
+    auto* n = static_cast<TreeNode*>(typed(a, st, sizeof(TreeNode), tree_node_type));
+    n->left = depth ? tree(a, st, depth - 1) : nullptr;
+    n->right = depth ? tree(a, st, depth - 1) : nullptr;
     return n;
 }
-
-void binary_trees(int scale) {
-    long nodes = 0;
-    for (int i = 0; i < 12 * scale; ++i) nodes += check_and_free(build_tree(12));
-    asm volatile("" : : "r"(nodes));
+void free_tree(const AllocatorTable& a, TreeNode* n) {
+    if (n->left) free_tree(a, n->left), free_tree(a, n->right);
+    a.free(n);
 }
+void binary_trees(const AllocatorTable& a, AllocWorkloadState& st) { free_tree(a, tree(a, st, 8)); }
 
-struct Message {
-    long sequence;
-    char payload[48];
-};
-
-void producer_consumer(int scale) {
-    // One thread allocates, another frees: every free is a remote free.
-    std::mutex mutex;
-    std::condition_variable ready;
-    std::deque<Message*> queue;
-    bool done = false;
-    std::thread consumer([&] {
-        while (true) {
-            std::unique_lock lock(mutex);
-            ready.wait(lock, [&] { return done || !queue.empty(); });
-            if (queue.empty()) return;
-            std::deque<Message*> batch;
-            batch.swap(queue);
-            lock.unlock();
-            for (Message* m : batch) free(m);
+// The consumer: frees what the producer sends until told to stop.
+void consume(const AllocatorTable& a, AllocWorkloadState::Channel& ch) {
+    while (!ch.stop.load(std::memory_order_acquire)) {
+        const size_t t = ch.tail.load(std::memory_order_relaxed);
+        if (t == ch.head.load(std::memory_order_acquire)) {
+            std::this_thread::yield();  // two threads may share a core here: let the other run
+            continue;
         }
-    });
-    for (long i = 0; i < 100000L * scale; ++i) {
-        auto* m = alloc_typed<Message>();
-        m->sequence = i;
-        std::lock_guard lock(mutex);
-        queue.push_back(m);
-        if (queue.size() >= 64) ready.notify_one();
+        a.free(ch.slots[t % AllocWorkloadState::Channel::size]);
+        ch.tail.store(t + 1, std::memory_order_release);
     }
-    {
-        std::lock_guard lock(mutex);
-        done = true;
-    }
-    ready.notify_one();
-    consumer.join();
 }
+
+// Producer (the calling thread) and a consumer that frees: every free is
+// cross-thread. A single-producer single-consumer ring keeps the allocator the
+// thing measured.
+void producer_consumer(const AllocatorTable& a, AllocWorkloadState& st) {
+    auto& ch = st.channel;
+    if (!st.consumer.joinable()) st.consumer = std::thread(consume, std::cref(a), std::ref(ch));
+    for (int k = 0; k < 64; ++k) {
+        void* m = typed(a, st, sizeof(Message), message_type);
+        const size_t h = ch.head.load(std::memory_order_relaxed);
+        while (h - ch.tail.load(std::memory_order_acquire) >= AllocWorkloadState::Channel::size)
+            std::this_thread::yield();
+        ch.slots[h % AllocWorkloadState::Channel::size] = m;
+        ch.head.store(h + 1, std::memory_order_release);
+    }
+}
+
+const AllocWorkload workloads[] = {
+    {"small_churn", "random sizes 1..512 B, 1024 live, untyped (pool_alloc)", small_churn, 1600},
+    {"structs", "56 B typed structs, 256 live (alloc(size, type))", structs, 1600},
+    {"strings", "string concatenation, untyped (pool_alloc)", strings, 20000},
+    {"arrays", "float arrays of 32 B to 16 KiB: typed up to 2032 B, big_alloc above", arrays, 10000},
+    // 12 allocations an iteration, but 64 KiB copied: fewer iterations.
+    {"grow_array", "an array grown by doubling from 32 B to 64 KiB (managed_alloc, managed_realloc)", grow_array,
+     2000},
+    {"binary_trees", "typed binary trees of depth 8, built and freed", binary_trees, 200},
+    // Its ring lets the producer run ahead for 16 iterations: chunks of ~2 ms
+    // time the consumer-bound steady state, not that slack.
+    {"producer_consumer", "64 B typed messages freed by another thread (remote frees)", producer_consumer, 1600,
+     2000},
+};
 
 }  // namespace
 
-const std::vector<Workload>& all() {
-    static const std::vector<Workload> list = {
-        {"arrays", "float arrays of 32 B to 16 KiB, managed path (and big above 2 KiB)", arrays},
-        {"strings", "string concatenation through untyped pool_alloc", strings},
-        {"structs", "small typed structs, 256 live", structs},
-        {"grow_array", "an array grown by doubling with managed_realloc", grow_array},
-        {"small_churn", "random sizes 1..512 B, 1024 live, untyped", small_churn},
-        {"binary_trees", "typed binary trees of depth 12, built and freed", binary_trees},
-        {"producer_consumer", "typed messages freed by another thread", producer_consumer},
-    };
-    return list;
-}
+std::span<const AllocWorkload> all() { return workloads; }
 
-const Workload* find(std::string_view name) {
-    for (const auto& w : all())
+const AllocWorkload* find(std::string_view name) {
+    for (const AllocWorkload& w : workloads)
         if (w.name == name) return &w;
     return nullptr;
 }
 
 std::string names() {
     std::string out;
-    for (const auto& w : all()) out += (out.empty() ? "" : ", ") + w.name;
+    for (const AllocWorkload& w : workloads) out += (out.empty() ? "" : ", ") + std::string(w.name);
     return out;
+}
+
+void run(const AllocWorkload& w, const AllocatorTable& allocator, int scale) {
+    AllocWorkloadState state(allocator);
+    for (int64_t i = 0; i < w.iterations_at_scale_1 * scale; ++i) w.iteration(allocator, state);
 }
 
 }  // namespace benchfp::alloc::workloads

@@ -1,24 +1,79 @@
 #pragma once
-// The allocation workloads that profiles and benchmarks run: Julia's
+// The seven allocation workloads, written once over an AllocatorTable: the
+// allocation profile (`benchfp alloc profile`) runs them on the pool, the
+// regression gate (bench/alloc_gate.cpp) on every variant of the pool and on
+// peer allocators, so every figure comes from the same code. Julia's
 // BaseBenchmarks alloc group (arrays, strings, structs, grow_array) plus small
-// churn with random sizes, binary trees, and producer/consumer threads with
-// cross-thread frees. Each path of the allocator is exercised by at least one:
-// untyped pool_alloc (strings, churn), typed alloc (structs, trees, messages),
-// big (arrays over 2 KiB), managed (arrays, grow_array).
+// churn with random sizes, binary trees, and producer/consumer threads.
+//
+// A workload is one iteration, a few dozen to a few hundred allocations, that
+// the caller repeats: the gate in timed chunks, the profile `scale` times
+// iterations_at_scale_1. The pool paths each exercises (every one by at least
+// one workload; tests/alloc_workloads_test.cpp checks it):
+//   small_churn        pool_alloc, untyped, 1..512 B, 1024 live
+//   strings            pool_alloc, untyped, a string doubled 4 times
+//   structs            alloc(size, type): 56 B Particle, 256 live
+//   binary_trees       alloc(size, type): 16 B TreeNode, a tree of depth 8
+//   producer_consumer  alloc(size, type): 64 B Message, freed by a consumer thread (remote frees)
+//   arrays             float arrays of 32 B to 16 KiB: alloc(size, type) up to the
+//                      largest class, big_alloc above (Julia's jl_alloc_array split)
+//   grow_array         managed_alloc and managed_realloc: a double array doubled from 32 B to 64 KiB
+// Frees take the pool's local fast path, free_slow (remote and sampled frees)
+// and the big/managed path.
+#include "alloc/allocator_table.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace benchfp::alloc::workloads {
 
-struct Workload {
-    std::string name;
-    std::string description;
-    void (*run)(int scale);  // scale multiplies the work; 1 is about 10^5 allocations
+// What a workload keeps from one iteration to the next: live blocks, its place
+// in its sequence of sizes and slots, a consumer thread. Whatever is still live
+// is freed through `owner` (the table it was allocated with) when the state ends.
+class AllocWorkloadState {
+public:
+    explicit AllocWorkloadState(const AllocatorTable& owner) : owner_(&owner) {}
+    AllocWorkloadState(const AllocWorkloadState&) = delete;
+    AllocWorkloadState& operator=(const AllocWorkloadState&) = delete;
+    ~AllocWorkloadState();
+
+    double* count_bytes = nullptr;  // when set, the usable bytes of every block allocated are added here
+    size_t at = 0;  // the place in the sequence: the gate's paired chunks each start from the same one
+    std::vector<void*> live = std::vector<void*>(1024, nullptr);
+
+    // A single-producer single-consumer ring to the consumer thread, which frees.
+    struct Channel {
+        static constexpr size_t size = 1024;
+        void* slots[size];
+        std::atomic<size_t> head{0}, tail{0};
+        std::atomic<bool> stop{false};
+    } channel;
+    std::thread consumer;
+
+private:
+    const AllocatorTable* owner_;
 };
 
-const std::vector<Workload>& all();
-const Workload* find(std::string_view name);
-std::string names();  // "arrays, strings, ..." for messages
+struct AllocWorkload {
+    const char* name;
+    const char* description;  // the allocator paths it takes
+    void (*iteration)(const AllocatorTable& allocator, AllocWorkloadState& state);
+    int64_t iterations_at_scale_1;  // `benchfp alloc profile --scale=1`: about 10^5 allocations
+    // The shortest time to measure it in: long enough to hold its steady state
+    // (the gate's timed chunk), and for the profiler's start() to weigh under 0.2%.
+    double min_chunk_us = 100;
+};
+
+std::span<const AllocWorkload> all();
+const AllocWorkload* find(std::string_view name);
+std::string names();  // "small_churn, structs, ..." for messages
+
+// Runs w's iterations for `scale` with a state of its own, freed at the end.
+void run(const AllocWorkload& w, const AllocatorTable& allocator, int scale);
 
 }  // namespace benchfp::alloc::workloads
