@@ -14,6 +14,7 @@ struct SampledCall {
     const void* args = nullptr;
     std::chrono::steady_clock::time_point deadline;
     uint64_t calls = 0;
+    bool step = false;  // bar sets the trap flag around each call (step and abi modes, stepper.hpp)
 };
 
 }  // namespace benchfp::harness
