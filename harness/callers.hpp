@@ -22,6 +22,7 @@ struct SampledCall {
     std::chrono::steady_clock::time_point wall_deadline;
     std::chrono::steady_clock::time_point next_check;
     uint64_t calls = 0;
+    bool step = false;  // bar sets the trap flag around each call (step and abi modes, stepper.hpp)
 
     // Sets the budget from now, on the calling thread.
     void start(std::chrono::milliseconds cpu_budget, std::chrono::milliseconds wall_limit) {

@@ -4,6 +4,7 @@
 #include "jit/generator.hpp"
 
 #include <cstddef>
+#include <string>
 
 namespace benchfp::harness {
 
@@ -14,6 +15,14 @@ struct DriverContext {
     const void* object;
     size_t variant;
 };
+
+// How benchfp_call_jit calls the kernel: plainly (the default), under the trap
+// flag (step mode: every thread that calls is stepped), or through the ABI
+// probe (abi mode). Process-wide; set only while no parallel section runs.
+enum class JitCallWay { plain, stepped, probed };
+void set_jit_call_way(JitCallWay way);
+// abi: what the probed calls since the last take did not give back, "" when all did.
+std::string take_probe_mismatches();
 
 }  // namespace benchfp::harness
 

@@ -33,6 +33,10 @@ private:
     bool stopping_ = false;
 };
 
+// The function a worker's stack starts from: a chain from a worker thread must
+// reach it (step mode), as a chain from the calling thread reaches main.
+inline constexpr const char* worker_entry_function = "benchfp::harness::ThreadPool::work(int)";
+
 // [begin, end) of `count` items for thread ithr of nthr, balanced.
 std::pair<size_t, size_t> split_range(size_t count, int ithr, int nthr);
 

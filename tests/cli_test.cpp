@@ -212,7 +212,7 @@ std::vector<std::string> listed_families() {
 class CliFamily : public testing::TestWithParam<std::string> {};
 
 TEST_P(CliFamily, HasItsBatchFiles) {
-    for (const char* batch : {"ci", "unwind", "perf"})
+    for (const char* batch : {"ci", "unwind", "perf", "step"})
         EXPECT_TRUE(std::filesystem::is_regular_file(std::filesystem::path(BENCHFP_SOURCE_DIR) / "cases" / GetParam() /
                                                      batch))
             << "cases/" << GetParam() << "/" << batch << " is missing";
@@ -231,6 +231,16 @@ TEST_P(CliFamily, CiBatchPassesCorrectness) {
 TEST_P(CliFamily, UnwindBatchPinsEveryPolicy) {
     expect_sampled_run("kernel --mode=unwind --duration-ms=250 --batch=cases/" + GetParam() + "/unwind", 0,
                        {" failed:0", "broken:0)", "skipped-caller:0 broken:0", "full:0/"});
+}
+
+// Every instruction: the static verifier, one stepped call per case (every
+// thread of a parallel section too) and the ABI rules, on every ISA and policy.
+TEST_P(CliFamily, StepBatchPassesVerifyStepAndAbi) {
+    const CommandRun run = run_benchfp("kernel --mode=verify,step,abi --batch=cases/" + GetParam() + "/step");
+    EXPECT_EQ(run.status, 0) << run.output;
+    for (const char* token : {" failed:0", "(verify instructions:", "(step instructions:", "(abi probe:ok", "threads:2",
+                              "--frame=frame", "--frame=preserve", "(rbp clobbered)"})
+        EXPECT_NE(run.output.find(token), std::string::npos) << token << " missing in\n" << run.output;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFamilies, CliFamily, testing::ValuesIn(listed_families()),
@@ -405,3 +415,34 @@ TEST(Cli, CiBatchPinsTheThreeBehaviours) {
 }
 
 TEST(Cli, DefaultSuiteRunsAndPasses) { expect_sampled_run("", 0, {"--mode=corr", "--mode=unwind", " failed:0"}); }
+
+namespace {
+
+// Under clobber the verifier states the clobber and passes; stepping without
+// --expect asks for whole chains, which clobber cannot give: it fails, naming
+// the first instruction whose chain is broken.
+TEST(CliStep, ClobberIsReportedByVerifyAndFailsStep) {
+    const CommandRun run = run_benchfp("kernel --kernel=eltwise --alg=relu --isa=avx2 --frame=clobber --mode=verify,step 259");
+    EXPECT_EQ(run.status, 1) << run.output;
+    EXPECT_TRUE(std::regex_search(run.output, std::regex("0:PASSED \\(verify instructions:[0-9]+ paths:[0-9]+ .*\\(rbp clobbered\\)")))
+        << run.output;
+    EXPECT_TRUE(std::regex_search(run.output, std::regex("1:FAILED \\(step instructions:[0-9]+ full:0 .*expected full; first "
+                                                          "offending \\+0x[0-9a-f]+ `[^`]+` \\(broken\\)")))
+        << run.output;
+}
+
+// frame: the instructions without a whole chain are exactly push rbp, mov rbp, rsp and the ret.
+TEST(CliStep, FrameWindowsAreTheLinkAndTheUnlink) {
+    const CommandRun run = run_benchfp("kernel --kernel=gemm --isa=avx2 --frame=frame --mode=step m13n31k17beta1");
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("skipped-caller:0 broken:0 "), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find(" windows:2+1 "), std::string::npos) << run.output;
+}
+
+TEST(CliStep, NoVerifyStillVerifiesInVerifyMode) {
+    const CommandRun run = run_benchfp("kernel --no-verify --kernel=reorder --alg=transpose --mode=verify,list 9x17");
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("0:PASSED (verify instructions:"), std::string::npos) << run.output;
+}
+
+}  // namespace

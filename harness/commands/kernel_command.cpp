@@ -36,6 +36,7 @@ void KernelRunOptions::add_to(CLI::App& app) {
     app.add_option("--freq", frequency, "samples per second (default 4000)")->check(CLI::Range(1, 1000000));
     app.add_option("--period", period, "fixed sample period in event units (overrides --freq)");
     app.add_option("--perf-template", perf_template, "perf: line template with %tokens% (see README), or default, csv");
+    app.add_flag("--no-verify", no_verify, "build kernels without the static frame verifier (verify mode still runs it)");
     app.add_flag("--list", list_families, "list the kernel families, their algs, ISAs and problem forms; run nothing");
 }
 
@@ -47,6 +48,7 @@ KernelRun::KernelRun(const KernelRunOptions& options) : options_(options) {
     } else {
         isa_cap_ = jit::isa_cap_from_env();
     }
+    jit::set_verify_on_build(!options_.no_verify);
     cases_ = expand_cases(options_.cases, isa_cap_);
     options_.perf_template = resolve_perf_template(options_.perf_template);
     PerfLine probe;
@@ -66,6 +68,7 @@ const perf::EventChoice& KernelRun::event() {
 
 SampledCall* KernelRun::next_sampled_call() {
     if (pending_) finish_unwind();
+    if (step_pending_) finish_step();
     while (!done_ && next_case_ < cases_.size()) {
         const KernelCase& c = cases_[next_case_++];
         try {
@@ -83,6 +86,9 @@ SampledCall* KernelRun::next_sampled_call() {
                 continue;
             }
             case Mode::unwind: return begin_unwind(c);
+            case Mode::verify: run_verify(c); continue;
+            case Mode::step:
+            case Mode::abi: return begin_step(c);
             }
         } catch (const perf::Error& e) {
             // No sampling at all here (refused, absent, bad event): a usage error, status 2.
@@ -93,6 +99,7 @@ SampledCall* KernelRun::next_sampled_call() {
             done_ = true;
         } catch (const std::exception& e) {
             pending_.reset();
+            step_pending_.reset();
             record(c, report::State::failed, std::string("error: ") + e.what(), 0, {});
         }
     }

@@ -32,7 +32,8 @@ struct KernelRunOptions {
     uint64_t frequency = 4000;
     uint64_t period = 0;
     std::string perf_template = "default";
-    bool list_families = false;  // --list: the family table (as JSON with --json=FILE or -), nothing runs
+    bool list_families = false;
+    bool no_verify = false;  // --no-verify: build kernels without the static frame verifier  // --list: the family table (as JSON with --json=FILE or -), nothing runs
 
     void add_to(CLI::App& app);
 };
@@ -57,6 +58,9 @@ private:
     size_t perf_group_end(size_t first) const;
     SampledCall* begin_unwind(const KernelCase& c);  // kernel_unwind.cpp
     void finish_unwind();
+    void run_verify(const KernelCase& c);          // kernel_verify.cpp
+    SampledCall* begin_step(const KernelCase& c);  // kernel_step.cpp: step and abi modes
+    void finish_step();
     // Records a case's result and prints its status line (or `line` instead, in perf mode).
     void record(const KernelCase& c, report::State state, std::string detail, double ms, nlohmann::json extra,
                 const std::string* line = nullptr);
@@ -70,6 +74,8 @@ private:
     std::vector<KernelCase> cases_;
     size_t next_case_ = 0;
     std::unique_ptr<PendingUnwind> pending_;
+    struct PendingStep;
+    std::unique_ptr<PendingStep> step_pending_;
     std::optional<perf::EventChoice> event_;
     std::unique_ptr<perf::Symbols> symbols_;
     std::vector<report::CaseResult> results_;

@@ -4,6 +4,7 @@
 #include "commands/kernel_command.hpp"
 #include "families/workload.hpp"
 #include "perf/sampler.hpp"
+#include "stepper.hpp"
 
 #include <chrono>
 #include <memory>
@@ -24,6 +25,18 @@ struct KernelRun::PendingUnwind {
     SampledCall call;
     std::string jit_caller;
     Clock::time_point begun;
+};
+
+// A step or abi case in flight (kernel_step.cpp): main makes the stepped call.
+struct KernelRun::PendingStep {
+    KernelCase c;
+    std::unique_ptr<Workload> workload;
+    jit::Verification code;  // the decoded instructions the handler checks
+    std::unique_ptr<step::Session> session;
+    SampledCall call;
+    std::string jit_caller;
+    std::string abi_mismatch;  // abi: what the probed calls did not give back
+    Clock::time_point begun, stepping_began;
 };
 
 }  // namespace benchfp::harness

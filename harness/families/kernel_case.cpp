@@ -8,6 +8,9 @@ const char* to_string(Mode mode) {
     case Mode::perf: return "perf";
     case Mode::unwind: return "unwind";
     case Mode::list: return "list";
+    case Mode::verify: return "verify";
+    case Mode::step: return "step";
+    case Mode::abi: return "abi";
     }
     return "?";
 }

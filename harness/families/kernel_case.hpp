@@ -18,8 +18,11 @@ struct KernelSpec {
     jit::FramePolicy frame = jit::FramePolicy::frame;
 };
 
-enum class Mode { corr, perf, unwind, list };
-inline constexpr Mode all_modes[] = {Mode::corr, Mode::perf, Mode::unwind, Mode::list};
+// verify: the static frame verifier's findings; step: one call under the trap
+// flag, a chain verdict per instruction; abi: callee-saved registers and control
+// state across a call, and stack and vector-state rules per stepped instruction.
+enum class Mode { corr, perf, unwind, list, verify, step, abi };
+inline constexpr Mode all_modes[] = {Mode::corr, Mode::perf, Mode::unwind, Mode::list, Mode::verify, Mode::step, Mode::abi};
 const char* to_string(Mode mode);
 
 // The peers `--vs` times side by side with a kernel (perf mode).

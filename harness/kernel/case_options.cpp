@@ -15,7 +15,8 @@ void CaseOptions::add_to(CLI::App& app) {
     app.add_option("--frame", frame, "frame policy (list): clobber, preserve, frame (default: frame)");
     app.add_option("--mode", mode,
                    "corr (check against the reference), perf (time it), unwind (sampled chain check), "
-                   "list (registers and code, without running)");
+                   "list (registers and code, without running), verify (static frame verifier), step (every "
+                   "instruction of one call single-stepped), abi (callee-saved and control state, stack rules); a list runs each");
     app.add_option("--expect", expect, "unwind: the verdict every sample must have: full, skipped-caller, broken");
     app.add_option("--duration-ms", duration_ms, "unwind: the kernel's CPU time under the sampler, in ms (default 500; at most 20x that in wall time)")
         ->check(CLI::Range(1, 600000));

@@ -70,7 +70,11 @@ private:
 
     // One case per element of the cartesian product of the list options.
     void add_cases(const CaseOptions& o, const std::string& problem, const std::string& where) {
-        const Mode mode = parse_mode(o.mode.value_or("corr"), where);
+        for (const std::string& mode_name : split_list(o.mode.value_or("corr")))
+            add_cases(o, parse_mode(mode_name, where), problem, where);
+    }
+
+    void add_cases(const CaseOptions& o, Mode mode, const std::string& problem, const std::string& where) {
         const Peers peers = parse_peers(o.vs.value_or(""), where);
         std::optional<perf::Verdict> expect;
         if (o.expect) {
@@ -111,7 +115,9 @@ private:
     static Mode parse_mode(const std::string& name, const std::string& where) {
         for (Mode mode : all_modes)
             if (name == to_string(mode)) return mode;
-        throw UsageError(where + ": unknown --mode '" + name + "' (known: corr, perf, unwind, list)");
+        std::string known;
+        for (Mode mode : all_modes) known += (known.empty() ? "" : ", ") + std::string(to_string(mode));
+        throw UsageError(where + ": unknown --mode '" + name + "' (known: " + known + ")");
     }
 
     static Peers parse_peers(const std::string& list, const std::string& where) {
@@ -173,7 +179,10 @@ std::string repro(const KernelCase& c) {
         if (c.vs.any()) out << " --vs=" << c.vs.list();
         break;
     case Mode::corr: out << " --seed=" << c.seed; break;
-    case Mode::list: break;
+    case Mode::list:
+    case Mode::verify:
+    case Mode::step:
+    case Mode::abi: break;
     }
     if (c.threads != 1) out << " --threads=" << c.threads;
     out << ' ' << c.problem;

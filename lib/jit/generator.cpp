@@ -58,6 +58,9 @@ void Generator::build() {
     layout_.name = name_;
     layout_.begin = reinterpret_cast<uintptr_t>(getCode());
     layout_.size = getSize();
+    if (!verify_on_build()) return;
+    verification_ = verify(layout_, policy_);
+    if (!verification_->passed()) throw VerifyError(verification_->failure);
 }
 
 KernelFn Generator::entry() const {

@@ -6,14 +6,18 @@
 // Life of a kernel: the derived constructor takes its registers from gprs();
 // build() then emits prologue (saving the callee-saved registers handed out),
 // body, epilogue and data, makes the code read+execute (W^X: never writable and
-// executable at once) and records where the code is (layout()).
+// executable at once), records where the code is (layout()) and, unless turned
+// off, verifies every path of the emitted code (verify(): a kernel that breaks
+// its frame policy's rules never gets built).
 #include "jit/code_regions.hpp"
 #include "jit/frame_policy.hpp"
 #include "jit/gpr_pool.hpp"
 #include "jit/isa.hpp"
+#include "jit/verifier.hpp"
 
 #include <xbyak/xbyak.h>
 
+#include <optional>
 #include <string>
 
 namespace benchfp::jit {
@@ -37,6 +41,9 @@ public:
     const GprPool& gprs() const { return pool_; }
     // Where the code is and where the frame policy holds (offsets from begin).
     const CodeRegionInfo& layout() const { return layout_; }
+    // What the static frame verifier found (jit/verifier.hpp); null when
+    // verification was off (set_verify_on_build(false), --no-verify) at build().
+    const Verification* verification() const { return verification_ ? &*verification_ : nullptr; }
 
 protected:
     virtual void generate_body() = 0;
@@ -64,6 +71,7 @@ private:
     GprPool pool_;
     CodeRegionInfo layout_;
     bool setup_marked_ = false;
+    std::optional<Verification> verification_;
 };
 
 }  // namespace benchfp::jit

@@ -1,0 +1,71 @@
+#pragma once
+// Emitted code decoded one instruction at a time (Capstone), reduced to what
+// the frame verifier and the single-step checks need: how control leaves the
+// instruction, which general registers it writes, the stack operations that
+// move rsp, and the memory it stores to. Capstone types stay in the .cpp.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace benchfp::jit {
+
+// General registers in encoding order (Xbyak's): rax=0 rcx rdx rbx rsp rbp rsi rdi r8..r15.
+inline constexpr int reg_rbx = 3, reg_rsp = 4, reg_rbp = 5, reg_rip = 16, no_reg = -1;
+const char* gpr_name(int reg);
+
+struct MemoryOperand {
+    int base = no_reg, index = no_reg;  // gpr indices (base may be reg_rip)
+    int scale = 1;
+    int64_t disp = 0;
+    unsigned size = 0;  // bytes
+};
+
+struct Instruction {
+    enum class Kind : uint8_t {
+        other,
+        push,         // push reg (reg set) or push imm/mem
+        pop,          // pop reg
+        mov_rbp_rsp,  // the frame link
+        adjust_rsp,   // add/sub rsp, imm: rsp += rsp_delta
+        jump,         // unconditional, direct
+        branch,       // conditional, direct: falls through too
+        call,         // direct or indirect; returns to the next instruction
+        ret,
+        indirect_jump,
+        trap,         // ud2, int3, hlt: the path ends, never returns
+    };
+    uint64_t address = 0;
+    unsigned size = 0;
+    std::string text;  // "mov rbp, rsp"
+    Kind kind = Kind::other;
+    int reg = no_reg;        // push/pop operand
+    int64_t rsp_delta = 0;   // adjust_rsp
+    uint64_t target = 0;     // jump/branch/direct call
+    uint32_t gprs_written = 0;  // bit per gpr index, implicit writes included (rsp of push/pop)
+    std::optional<MemoryOperand> store;  // an explicit memory destination
+    bool uses_upper = false;  // names a ymm or zmm register: may leave upper halves dirty
+    bool clears_upper = false;  // vzeroupper, vzeroall
+
+    bool writes(int gpr) const { return gprs_written >> gpr & 1u; }
+};
+
+// A Capstone handle for x86-64 with details on. Not thread-safe; cheap to keep.
+class Disassembler {
+public:
+    Disassembler();
+    ~Disassembler();
+    Disassembler(const Disassembler&) = delete;
+    Disassembler& operator=(const Disassembler&) = delete;
+
+    // The instruction at `address` (its bytes read from there, at most `max_bytes`),
+    // or nothing when they do not decode.
+    std::optional<Instruction> decode(uint64_t address, size_t max_bytes) const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace benchfp::jit

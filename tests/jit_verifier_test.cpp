@@ -1,0 +1,203 @@
+// Deliberately broken kernels, one per rule, each caught by the check that owns
+// the rule: the static verifier (every path, jit/verifier.hpp), the single-step
+// checks (stepper.hpp) or the ABI probe (abi_probe.hpp), at the right offset and
+// with the right message.
+#include "abi_probe.hpp"
+#include "jit/verifier.hpp"
+#include "stepper.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <sstream>
+
+using namespace benchfp;
+namespace step = benchfp::harness::step;
+namespace probe_abi = benchfp::harness::abi;
+using namespace Xbyak::util;
+
+extern "C" __attribute__((noinline)) void benchfp_test_callee() { asm volatile(""); }
+
+namespace {
+
+// A kernel whose body the test writes; `mark` is the offset the test is about.
+class TestKernel : public jit::Generator {
+public:
+    using Body = std::function<void(TestKernel&)>;
+    // Registers come from the pool before build(), so the prologue saves them.
+    TestKernel(jit::Isa isa, jit::FramePolicy policy, Body body)
+        : Generator("broken", isa, policy), data(pool().take_register("data")), body_(std::move(body)) {}
+    Xbyak::Reg64 data;  // rbp under clobber, the first register handed out
+    using Generator::setup_done;
+    size_t mark = 0;
+    void mark_here() { mark = getSize(); }
+
+protected:
+    void generate_body() override { body_(*this); }
+
+private:
+    Body body_;
+};
+
+// Builds without the verifier at build(), as --no-verify does: the test runs it itself.
+std::unique_ptr<TestKernel> build(jit::FramePolicy policy, TestKernel::Body body, jit::Isa isa = jit::Isa::avx2) {
+    jit::set_verify_on_build(false);
+    auto k = std::make_unique<TestKernel>(isa, policy, std::move(body));
+    k->build();
+    jit::set_verify_on_build(true);
+    return k;
+}
+
+std::string offset_text(size_t offset) {
+    std::ostringstream out;
+    out << "at +0x" << std::hex << offset << ' ';
+    return out.str();
+}
+
+void expect_verify_fails(const TestKernel& k, const std::string& message) {
+    const jit::Verification v = jit::verify(k.layout(), k.policy());
+    ASSERT_FALSE(v.passed()) << "the verifier passed a broken kernel";
+    EXPECT_EQ(v.failure_offset, k.mark) << v.failure;
+    EXPECT_NE(v.failure.find(offset_text(k.mark)), std::string::npos) << v.failure;
+    EXPECT_NE(v.failure.find(message), std::string::npos) << v.failure;
+}
+
+// One call of the kernel on this thread under the trap flag.
+step::ThreadSteps step_once(const TestKernel& k, const void* args) {
+    const jit::Verification code = jit::verify(k.layout(), k.policy());
+    step::Session session(code, k.layout().begin, k.layout().size, 1);
+    const bool stepped = step::begin_thread_call();
+    k.entry()(args);
+    if (stepped) step::end_thread_call();
+    auto threads = session.stop();
+    EXPECT_EQ(threads.size(), 1u);
+    return threads.empty() ? step::ThreadSteps{} : threads.front();
+}
+
+bool executed(const step::ThreadSteps& t, size_t offset) {
+    for (const auto& c : t.chains)
+        if (c.offset == offset) return true;
+    return false;
+}
+
+void expect_violation(const step::ThreadSteps& t, step::Violation::Kind kind, size_t offset) {
+    EXPECT_GT(t.steps, 0u);
+    const step::Violation& v = t.violations[kind];
+    EXPECT_TRUE(v.seen) << step::to_string(kind) << " not caught";
+    EXPECT_EQ(v.offset, offset) << step::to_string(kind);
+    for (int other = 0; other < step::Violation::count_; ++other)
+        if (other != kind) EXPECT_FALSE(t.violations[other].seen) << step::to_string(step::Violation::Kind(other));
+}
+
+uint64_t word = 0;  // what the kernels read through rdi
+
+TEST(JitVerifier, CatchesRbpWrittenInTheBodyOfAFrameKernel) {
+    auto k = build(jit::FramePolicy::frame, [](TestKernel& g) {
+        g.setup_done();
+        g.mark_here();
+        g.mov(rbp, rdi);  // a sample from here on loses bar, foo and main
+        g.mov(rax, ptr[rdi]);
+    });
+    expect_verify_fails(*k, "writes rbp in the body of a frame kernel");
+}
+
+TEST(JitVerifier, CatchesRbpWrittenOnlyInARarelyTakenBranch) {
+    auto k = build(jit::FramePolicy::frame, [](TestKernel& g) {
+        Xbyak::Label common;
+        g.setup_done();
+        g.cmp(qword[rdi], 0x5EED);
+        g.jne(common, Xbyak::CodeGenerator::T_NEAR);
+        g.mark_here();
+        g.xor_(ebp, ebp);  // only when the argument is 0x5EED
+        g.L(common);
+        g.mov(rax, ptr[rdi]);
+    });
+    expect_verify_fails(*k, "writes rbp in the body of a frame kernel");
+    // A sampled (or stepped) run with any other argument never executes the
+    // write: every chain it sees is whole, so only the static walk catches it.
+    word = 1;
+    const step::ThreadSteps t = step_once(*k, &word);
+    EXPECT_GT(t.steps, 5u);
+    EXPECT_FALSE(executed(t, k->mark));
+}
+
+TEST(JitVerifier, CatchesAnEpilogueThatForgetsR12) {
+    auto k = build(jit::FramePolicy::preserve, [](TestKernel& g) {
+        g.setup_done();
+        g.mov(r12, ptr[rdi]);  // callee-saved, never taken from the pool: nobody saves it
+    });
+    k->mark = k->layout().size - 1;  // the ret: the epilogue ends the code (no data)
+    expect_verify_fails(*k, "callee-saved r12 not restored");
+    probe_abi::Probe probe;
+    word = 7;
+    probe_abi::probe_call(probe, k->entry(), &word, 1);
+    EXPECT_NE(probe.mismatches().find("r12"), std::string::npos) << probe.mismatches();
+}
+
+TEST(JitVerifier, CatchesACallWithAMisalignedStack) {
+    auto k = build(jit::FramePolicy::frame, [](TestKernel& g) {
+        g.setup_done();
+        g.sub(rsp, 8);  // entry + push rbp + 8: rsp is 8 mod 16 at the call
+        g.mov(rax, reinterpret_cast<uintptr_t>(&benchfp_test_callee));
+        g.mark_here();
+        g.call(rax);
+        g.add(rsp, 8);
+    });
+    expect_verify_fails(*k, "calls with rsp not 16-byte aligned");
+    expect_violation(step_once(*k, &word), step::Violation::misaligned_call, k->mark);
+}
+
+TEST(JitVerifier, CatchesYmmLeftDirtyAtReturn) {
+    // An sse41 kernel gets no vzeroupper from the Generator; this one uses ymm anyway.
+    auto k = build(jit::FramePolicy::frame, [](TestKernel& g) {
+        g.setup_done();
+        g.vbroadcastss(ymm1, ptr[rdi]);
+    }, jit::Isa::sse41);
+    EXPECT_TRUE(jit::verify(k->layout(), k->policy()).passed());  // not a frame rule
+    expect_violation(step_once(*k, &word), step::Violation::dirty_upper_at_ret, k->layout().size - 1);
+}
+
+TEST(JitVerifier, CatchesAStoreBelowTheRedZone) {
+    auto k = build(jit::FramePolicy::frame, [](TestKernel& g) {
+        g.setup_done();
+        g.mov(rax, ptr[rdi]);
+        g.mark_here();
+        g.mov(ptr[rsp - 256], rax);  // a signal handler may overwrite it at any time
+    });
+    EXPECT_TRUE(jit::verify(k->layout(), k->policy()).passed());
+    expect_violation(step_once(*k, &word), step::Violation::red_zone_store, k->mark);
+}
+
+TEST(JitVerifier, CatchesAPrologueWindowShorterThanThePrologue) {
+    // Under clobber rbp must hold kernel data by setup_done(): this kernel
+    // declares its setup done before it loads rbp, so samples right after the
+    // window would still see the caller's frame through rbp.
+    auto k = build(jit::FramePolicy::clobber, [](TestKernel& g) {
+        EXPECT_EQ(g.data.getIdx(), rbp.getIdx());
+        g.setup_done();
+        g.mark_here();
+        g.mov(g.data, ptr[rdi]);
+    });
+    expect_verify_fails(*k, "must be written before setup_done()");
+}
+
+TEST(JitVerifier, WellFormedKernelsPassWithTheirFramesStated) {
+    for (jit::FramePolicy policy : jit::all_frame_policies) {
+        auto k = build(policy, [](TestKernel& g) {
+            g.mov(g.data, ptr[rdi]);
+            g.setup_done();
+            g.add(g.data, 1);
+        });
+        const jit::Verification v = jit::verify(k->layout(), policy);
+        EXPECT_TRUE(v.passed()) << v.failure;
+        EXPECT_EQ(v.rbp_clobbered, policy == jit::FramePolicy::clobber);
+        if (policy == jit::FramePolicy::frame) {
+            EXPECT_EQ(v.rbp_body, "frame");
+            EXPECT_EQ(v.frame_from, 4u);  // push rbp (1 byte) + mov rbp, rsp (3 bytes)
+        }
+        if (policy == jit::FramePolicy::preserve) EXPECT_EQ(v.rbp_body, "caller");
+    }
+}
+
+}  // namespace
