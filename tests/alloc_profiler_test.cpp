@@ -63,7 +63,7 @@ TEST(Profiler, EveryPathRecordsExactlyOnceWithItsTypeAndStack) {
         });
         ASSERT_EQ(profile.allocations.size(), 10u) << "path " << path;
         for (const auto& r : profile.allocations) {
-            EXPECT_EQ(r.type->name, want_type[path]) << "path " << path;
+            EXPECT_EQ(perf::demangle(r.type->name.c_str()), want_type[path]) << "path " << path;
             std::vector<std::string> names;
             for (uintptr_t ret : r.stack) {
                 // GCC moves the unlikely branch (the hook's call) into "<function>.cold".

@@ -160,7 +160,8 @@ TEST(AllocWorkloads, ProfilesNameTheWorkloadsTypesAndFunctions) {
         EXPECT_EQ(profile.frees.size(), profile.allocations.size()) << w.name << ": every block is freed by the end";
         const perf::Symbols symbols;
         for (const auto& r : profile.allocations) {
-            EXPECT_TRUE(r.type->name.ends_with(type_suffix.at(w.name))) << w.name << ": " << r.type->name;
+            const std::string type = perf::demangle(r.type->name.c_str());
+            EXPECT_TRUE(type.ends_with(type_suffix.at(w.name))) << w.name << ": " << type;
             const std::string function = std::string("::") + w.name + "(";
             const bool in_workload = std::any_of(r.stack.begin(), r.stack.end(), [&](uintptr_t ret) {
                 return symbols.name(ret - 1).find(function) != std::string::npos;

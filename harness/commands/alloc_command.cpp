@@ -68,7 +68,7 @@ int run_alloc_profile(const AllocProfileOptions& o) {
                                [](const std::string& type) { return perf::demangle(type.c_str()); }};
     const alloc::RunInfo run{
         std::chrono::duration_cast<std::chrono::nanoseconds>(wall_start.time_since_epoch()).count(),
-        static_cast<int64_t>(ms * 1e6), "benchfp alloc profile --workload=" + workload->name};
+        static_cast<int64_t>(ms * 1e6), std::string("benchfp alloc profile --workload=") + workload->name};
     const auto unit = o.folded_unit == "objects" ? alloc::FoldedUnit::objects : alloc::FoldedUnit::bytes;
     try {
         report::write_file(o.out, alloc::to_pprof_gz(profile, naming, run));

@@ -3,7 +3,6 @@
 #include "alloc/layout_shift.hpp"
 #include "alloc/pool_check.hpp"
 
-#include <cxxabi.h>
 #include <pthread.h>
 #include <sys/mman.h>
 
@@ -19,13 +18,6 @@ namespace benchfp::alloc {
 
 bool profiler_enabled = false;
 thread_local int64_t detail::sample_countdown = 0;
-
-std::string demangled(const char* mangled) {
-    int status = 0;
-    std::unique_ptr<char, decltype(&std::free)> out(abi::__cxa_demangle(mangled, nullptr, nullptr, &status),
-                                                    &std::free);
-    return status == 0 && out ? out.get() : mangled;
-}
 
 namespace detail {
 

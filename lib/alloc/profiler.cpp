@@ -323,7 +323,6 @@ void stop() {
     set_countdown(detail::stopped_check_bytes);  // other threads re-arm on their next slow call
 }
 
-bool running() { return __atomic_load_n(&profiler_enabled, __ATOMIC_ACQUIRE); }
 
 Profile fetch() {
     Profile profile;

@@ -58,7 +58,6 @@ struct Profile {
 
 void start(const Options& options);
 void stop();
-bool running();
 // Everything recorded since the last clear (may be called while running).
 Profile fetch();
 void clear();

@@ -6,17 +6,17 @@
 
 namespace benchfp::alloc {
 
+// `name` is typeid's (mangled): whoever shows it demangles it (the export's
+// Naming; the harness passes perf::demangle), so lib/alloc has no demangler.
 struct TypeInfo {
     std::string name;
 };
 
 inline const TypeInfo unknown_type{"unknown"};
 
-std::string demangled(const char* mangled);
-
 template <typename T>
 const TypeInfo& type_of() {
-    static const TypeInfo info{demangled(typeid(T).name())};
+    static const TypeInfo info{typeid(T).name()};
     return info;
 }
 
