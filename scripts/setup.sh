@@ -10,6 +10,7 @@ packages=(
   libdnnl-dev  # oneDNN: the peer of --vs=onednn
   ocl-icd-opencl-dev  # libdnnl-dev's CMake config calls find_package(OpenCL); only a Recommends of it
   libprotobuf-dev protobuf-compiler zlib1g-dev  # pprof export of allocation profiles
+  libcapstone-dev linux-perf  # audit's culprit disassembly; scripts/perf_crosscheck.sh
   valgrind  # instruction counts of the allocator hook (scripts/alloc_hook_instructions.sh)
   libjemalloc-dev libmimalloc-dev libgoogle-perftools-dev  # the allocator gate's peers (bench/alloc_gate.cpp)
 )

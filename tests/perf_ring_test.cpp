@@ -95,7 +95,7 @@ TEST(PerfRing, CountsLostThrottleAndUnknownRecords) {
     ring.record(PERF_RECORD_THROTTLE, {1, 5, 5});
     ring.record(PERF_RECORD_UNTHROTTLE, {2, 5, 5});
     ring.record(PERF_RECORD_LOST, {5, 3});
-    ring.record(PERF_RECORD_COMM, {0, 0});
+    ring.record(PERF_RECORD_READ, {0, 0});  // not interpreted
     ring.sample(0x2, 1, 1, 2, {user, 0x2});
     std::vector<Sample> samples;
     RingStats stats;
