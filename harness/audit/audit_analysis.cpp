@@ -53,6 +53,16 @@ auto by_count_desc(const Map& m) {
     return v;
 }
 
+// The rbp write at or before ip, else the last one in the region (a loop that
+// writes rbp below the sampled instruction), as "+0x1b: mov rbp, rdi".
+std::string last_rbp_write(const JitRegion& r, uint64_t ip) {
+    const auto& w = r.rbp_writes;
+    if (w.empty()) return "";
+    auto it = std::upper_bound(w.begin(), w.end(), ip, [](uint64_t a, const RbpWrite& b) { return a < b.address; });
+    const RbpWrite& found = it == w.begin() ? w.back() : *std::prev(it);
+    return "+" + hex(found.address - r.code.region.begin) + ": " + found.instruction;
+}
+
 std::string join(const std::vector<std::string>& names) {
     std::string out;
     for (size_t i = 0; i < names.size(); ++i) out += (i ? " <- " : "") + names[i];
@@ -130,6 +140,7 @@ AuditReport analyse(const perf::ProcessRecording& recording, const std::vector<J
             c.region = r->code.region.name;
             c.offset = sample.ip - r->code.region.begin;
             c.instruction = instruction_at(r->bytes, sample.ip);
+            c.rbp_written_by = last_rbp_write(*r, sample.ip);
             c.example_rbp = sample.regs.bp;
         }
         ++c.count;

@@ -19,6 +19,7 @@ struct JitRegion {
     perf::JitCode code;
     std::string origin;  // "perf-map", "maps", "mmap2"
     CodeBytes bytes;     // empty when the process could not be read
+    std::vector<RbpWrite> rbp_writes;  // from bytes
 };
 
 // Perf-map entries first (they name code inside the anonymous mappings), then
@@ -43,6 +44,7 @@ struct Culprit {
     uint64_t offset = 0;
     uint64_t count = 0;
     std::string instruction;
+    std::string rbp_written_by;  // the nearest rbp write at or before the offset ("" when none)
     std::map<std::string, uint64_t> rbp;  // classification -> samples
     uint64_t example_rbp = 0;
 };

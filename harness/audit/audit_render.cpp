@@ -91,12 +91,12 @@ std::string render_audit_markdown(const AuditReport& r) {
         for (size_t i = 0; i < std::min(shown_chains, r.broken_chains.size()); ++i)
             md << "| " << r.broken_chains[i].second << " | `" << r.broken_chains[i].first << "` |\n";
         md << "\n## Culprits: where the chain broke\n\n"
-           << "| region | offset | broken samples | instruction | rbp held | example rbp |\n"
-           << "| --- | --- | --- | --- | --- | --- |\n";
+           << "| region | offset | broken samples | instruction | rbp last written by | rbp held | example rbp |\n"
+           << "| --- | --- | --- | --- | --- | --- | --- |\n";
         for (size_t i = 0; i < std::min(shown_culprits, r.culprits.size()); ++i) {
             const Culprit& c = r.culprits[i];
-            md << "| " << c.region << " | +" << hex(c.offset) << " | " << c.count << " | `" << c.instruction << "` | "
-               << most_common(c.rbp) << " | " << hex(c.example_rbp) << " |\n";
+            md << "| " << c.region << " | +" << hex(c.offset) << " | " << c.count << " | `" << c.instruction << "` | `" << c.rbp_written_by
+               << "` | " << most_common(c.rbp) << " | " << hex(c.example_rbp) << " |\n";
         }
         if (r.culprits.size() > shown_culprits)
             md << "\n(" << r.culprits.size() - shown_culprits << " more offsets in report.json)\n";
@@ -119,7 +119,7 @@ nlohmann::json render_audit_json(const AuditReport& r) {
     }
     for (const Culprit& c : r.culprits)
         culprits.push_back({{"region", c.region}, {"offset", c.offset}, {"count", c.count},
-                            {"instruction", c.instruction}, {"rbp", c.rbp}, {"example_rbp", hex(c.example_rbp)}});
+                            {"instruction", c.instruction}, {"rbp_written_by", c.rbp_written_by}, {"rbp", c.rbp}, {"example_rbp", hex(c.example_rbp)}});
     nlohmann::json chains = nlohmann::json::array();
     for (const auto& [chain, n] : r.broken_chains) chains.push_back({{"chain", chain}, {"samples", n}});
     return {{"pid", r.pid},         {"command", r.command},   {"mode", r.mode},     {"event", r.event},

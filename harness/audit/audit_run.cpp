@@ -44,6 +44,7 @@ void read_code(pid_t pid, std::vector<JitRegion>& regions, const std::vector<per
         if (auto bytes = perf::read_memory(pid, r.code.region.begin, size)) {
             r.bytes = {r.code.region.begin, std::move(*bytes)};
             r.code.frameless_windows = frameless_windows(r.bytes);
+            r.rbp_writes = rbp_writes(r.bytes);
         }
     }
 }

@@ -27,4 +27,13 @@ std::string instruction_at(const CodeBytes& code, uint64_t addr);
 // that is not a real push/mov or pop/ret pair.
 std::vector<std::pair<uint64_t, uint64_t>> frameless_windows(const CodeBytes& code);
 
+// Every instruction of a linear sweep that writes rbp (or ebp, bp, bpl):
+// address and text, in address order. The one at or before a sampled IP is
+// the likely culprit that took rbp away from the frame chain.
+struct RbpWrite {
+    uint64_t address = 0;
+    std::string instruction;
+};
+std::vector<RbpWrite> rbp_writes(const CodeBytes& code);
+
 }  // namespace benchfp::harness

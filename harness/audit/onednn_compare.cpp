@@ -32,7 +32,7 @@ std::vector<Subject> subjects(const AuditOptions& o) {
     for (const char* frame : {"clobber", "preserve", "frame"})
         out.push_back({std::string("benchfp-eltwise-") + frame,
                        {self, "kernel", "--kernel=eltwise", "--alg=exp", "--frame=" + std::string(frame),
-                        "--mode=unwind", "--min-samples=0", "--duration-ms=" + run_ms, "1048576"}});
+                        "--mode=unwind", "--min-samples=1", "--duration-ms=" + run_ms, "1048576"}});
     return out;
 }
 
@@ -62,7 +62,7 @@ std::string rate(uint64_t part, uint64_t whole) {
 // One row per thread that had JIT samples; the top culprit is the process's.
 void rows(std::ostringstream& md, const std::string& name, const AuditReport& r) {
     const std::string culprit = r.culprits.empty() ? "-"
-                                                   : "`" + r.culprits[0].instruction + "` (" +
+                                                   : "`" + r.culprits[0].rbp_written_by + "` (rbp: " +
                                                          r.culprits[0].rbp.begin()->first + ")";
     if (r.threads.empty()) md << "| " << name << " | - | 0 | | | | | - | - | - |\n";
     for (const auto& [tid, t] : r.threads) {
@@ -88,7 +88,7 @@ int run_onednn_comparison(const AuditOptions& o) {
     for (size_t i = 0; i < expect.size(); ++i) md << (i ? "," : "") << expect[i];
     md << "` above the JIT frame.\n\n"
        << "| program | thread | JIT samples | full | skipped-caller | broken | prologue | unwind rate | "
-          "reaches main/thread start | top culprit (rbp held) |\n"
+          "reaches main/thread start | most broken samples: rbp last written by (what rbp held) |\n"
        << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
     for (const Subject& s : subjects(o)) {
         std::cerr << "benchfp audit: " << s.name << " ...\n";
