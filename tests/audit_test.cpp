@@ -1,12 +1,20 @@
 // The audit's pieces without a process: /proc parsers, the "anywhere" caller
-// rule, JIT region discovery, what rbp held, and the disassembly of culprits.
+// rule, JIT region discovery, what rbp held, the disassembly of culprits,
+// and the JIT profile's refusal to follow or clobber files.
 #include "audit/audit_analysis.hpp"
 #include "audit/disasm.hpp"
+#include "jit_profile.hpp"
+#include "usage_error.hpp"
 #include "perf/process.hpp"
 #include "perf/verdict.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 using namespace benchfp;
 using benchfp::perf::Verdict;
@@ -61,14 +69,14 @@ TEST(AuditRegions, AnonymousExecutableMappingsAndPerfMapNamesFirst) {
 }
 
 TEST(AuditRegions, ClassifiesWhatRbpHeld) {
-    const auto maps = perf::parse_maps("1000-2000 r-xp 0 00:00 0 \n10000000-10100000 rw-p 0 00:00 0 [heap]\n"
+    const auto maps = perf::parse_maps("400000-401000 r-xp 0 00:00 0 \n10000000-10100000 rw-p 0 00:00 0 [heap]\n"
                                        "7ff000000000-7ff000100000 rw-p 0 00:00 0 [stack]\n");
     const auto regions = harness::find_jit_regions(maps, {}, {});
     const uint64_t sp = 0x7ff000080000;
-    auto rbp = [&](uint64_t v) { return harness::classify_rbp({v, sp, 0x1000}, maps, regions); };
+    auto rbp = [&](uint64_t v) { return harness::classify_rbp({v, sp, 0x400000}, maps, regions); };
     EXPECT_EQ(rbp(0), "zero");
     EXPECT_EQ(rbp(42), "small integer");
-    EXPECT_EQ(rbp(0x1800), "JIT code address");
+    EXPECT_EQ(rbp(0x400800), "JIT code address");
     EXPECT_EQ(rbp(0x10000040), "heap or anonymous pointer");
     EXPECT_EQ(rbp(sp + 0x40), "stack address above rsp (another frame or its data)");
     EXPECT_EQ(rbp(sp - 0x40), "stack address below rsp (dead data)");
@@ -87,4 +95,28 @@ TEST(AuditDisasm, FindsFramelessWindowsAndRbpWrites) {
     const auto writes = harness::rbp_writes(code);
     ASSERT_GE(writes.size(), 3u);  // mov rbp, rsp; mov rbp, rdi; pop rbp
     EXPECT_EQ(writes[1].instruction, "mov rbp, rdi");
+}
+
+TEST(JitProfile, ParsesItsListAndRejectsTheRest) {
+    const auto both = harness::parse_jit_profile("map,jitdump");
+    EXPECT_TRUE(both.map);
+    EXPECT_TRUE(both.jitdump);
+    EXPECT_FALSE(harness::parse_jit_profile("").map);
+    EXPECT_THROW(harness::parse_jit_profile("map,vtune"), harness::UsageError);
+}
+
+TEST(JitProfile, NeverFollowsNorClobbersAnExistingFile) {
+    // A symlink planted where this process's perf map would go: it must be left alone.
+    const std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+    const std::string target = path + ".target";
+    std::ofstream(target) << "precious\n";
+    std::filesystem::remove(path);
+    std::filesystem::create_symlink(target, path);
+    const std::string notes = harness::start_jit_profile({true, false});
+    EXPECT_NE(notes.find("not writing " + path), std::string::npos) << notes;
+    std::ifstream in(target);
+    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(content, "precious\n");
+    std::filesystem::remove(path);
+    std::filesystem::remove(target);
 }

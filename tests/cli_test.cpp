@@ -424,3 +424,9 @@ TEST(CliAudit, ACommandThatExitsAtOnceIsBadInput) { expect_usage_error("audit --
 TEST(CliAudit, AProgramWithoutJitCodeIsReportedNotFailed) {
     expect_sampled_run("audit --duration-ms=200 --delay-ms=100 -- /bin/sleep 2", 0, {"No JIT code was seen"});
 }
+TEST(CliAudit, NamesJitCodeFromThePerfMapWhenTheProcessWritesOne) {
+    expect_sampled_run("audit --duration-ms=400 --delay-ms=300 -- " + std::string(BENCHFP_BIN) +
+                           " kernel --jit-profile=map --kernel=eltwise --alg=relu --frame=frame --mode=unwind"
+                           " --duration-ms=3000 262144",
+                       0, {"eltwise_relu_", "_frame (0x"});
+}

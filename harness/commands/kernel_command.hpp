@@ -32,6 +32,7 @@ struct KernelRunOptions {
     uint64_t frequency = 4000;
     uint64_t period = 0;
     std::string perf_template = "default";
+    std::string jit_profile;  // --jit-profile: map, jitdump, both (jit_profile.hpp); empty: off
     bool list_families = false;  // --list: the family table (as JSON with --json=FILE or -), nothing runs
 
     void add_to(CLI::App& app);

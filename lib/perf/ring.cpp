@@ -73,18 +73,19 @@ std::string read_string(const uint8_t* body, size_t body_size, size_t pos) {
 MmapRecord decode_mmap(const uint8_t* body, size_t body_size, bool mmap2) {
     // MMAP:  pid, tid, addr, len, pgoff, filename
     // MMAP2: pid, tid, addr, len, pgoff, maj, min, ino, ino_generation, prot, flags, filename
-    MmapRecord m;
+    struct Head {
+        uint32_t pid, tid;
+        uint64_t addr, len, pgoff;
+    };
+    struct Mmap2Middle {
+        uint32_t maj, min;
+        uint64_t ino, ino_generation;
+        uint32_t prot, flags;
+    };
     size_t pos = 0;
-    m.pid = read_at<uint32_t>(body, body_size, pos);
-    m.tid = read_at<uint32_t>(body, body_size, pos);
-    m.addr = read_at<uint64_t>(body, body_size, pos);
-    m.len = read_at<uint64_t>(body, body_size, pos);
-    m.pgoff = read_at<uint64_t>(body, body_size, pos);
-    if (mmap2) {
-        pos += 2 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
-        m.prot = read_at<uint32_t>(body, body_size, pos);
-        pos += sizeof(uint32_t);
-    }
+    const auto head = read_at<Head>(body, body_size, pos);
+    MmapRecord m{head.pid, head.tid, head.addr, head.len, head.pgoff, 0, {}};
+    if (mmap2) m.prot = read_at<Mmap2Middle>(body, body_size, pos).prot;
     m.filename = read_string(body, body_size, pos);
     return m;
 }
