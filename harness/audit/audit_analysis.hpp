@@ -62,6 +62,7 @@ struct AuditReport {
     std::map<uint32_t, std::string> thread_names;
     std::vector<std::pair<std::string, uint64_t>> broken_chains;  // most frequent first
     std::vector<Culprit> culprits;  // most frequent first
+    bool exited = false;  // the process went away during the window
     std::vector<std::string> notes;
 };
 

@@ -86,6 +86,7 @@ AuditReport audit_process(const AuditRequest& q) {
     report.event = event.event.name;
     report.event_note = event.note;
     report.mode = q.system_wide ? "every CPU (system-wide), this process's samples" : "every thread of the process";
+    report.exited = exited;
     if (exited)
         report.notes.push_back("the process exited during the window; code bytes and later mappings could not be read");
     if (recording.stats.lost) report.notes.push_back(std::to_string(recording.stats.lost) + " samples were lost");

@@ -38,7 +38,7 @@ int audit_one(const AuditOptions& o, pid_t pid, bool is_child) {
     AuditRequest request{pid, is_child, o.duration_ms, o.system_wide, o.expect, o.event, o.frequency};
     AuditReport report = audit_process(request);
     for (const auto& a : o.command) report.command += (report.command.empty() ? "" : " ") + a;
-    if (report.samples == 0 && !report.notes.empty())
+    if (report.samples == 0 && report.exited)
         return report_error("process " + std::to_string(pid) + " exited before any sample was taken");
     std::cout << render_audit_markdown(report);
     if (!o.report_dir.empty()) write_audit_report(report, o.report_dir);

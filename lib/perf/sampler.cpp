@@ -25,7 +25,6 @@ Sampler::Sampler(const SamplerOptions& options) : options_(options) {
         attr.sample_type |= PERF_SAMPLE_REGS_USER;
         attr.sample_regs_user = user_regs_mask;
     }
-    attr.inherit = options_.inherit;
     // Executable mappings only (mmap_data stays 0): a JIT's code appears when it
     // is mapped or mprotect'ed executable, a thread when it is born or named.
     attr.mmap = attr.mmap2 = attr.task = attr.comm = options_.track_tasks;

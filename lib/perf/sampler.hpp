@@ -21,7 +21,6 @@ struct SamplerOptions {
     Event event;
     pid_t tid = 0;                  // thread to sample; 0 = the calling thread; -1 = every task (with cpu)
     int cpu = -1;                   // -1: wherever the thread runs; >= 0: that CPU only
-    bool inherit = false;           // threads the sampled thread creates later are sampled too
     bool user_regs = false;         // PERF_SAMPLE_REGS_USER: bp, sp, ip (Sample::regs)
     bool track_tasks = false;       // MMAP2 of executable mappings, FORK, EXIT and COMM records
     uint64_t frequency = 4000;      // samples per second (kernel-adjusted period)
