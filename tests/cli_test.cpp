@@ -430,3 +430,21 @@ TEST(CliAudit, NamesJitCodeFromThePerfMapWhenTheProcessWritesOne) {
                            " --duration-ms=3000 262144",
                        0, {"eltwise_relu_", "_frame (0x"});
 }
+TEST(CliAudit, AProcessThatExitsDuringTheWindowIsReportedWithANote) {
+    expect_sampled_run("audit --expect=bar,foo,main --duration-ms=4000 --delay-ms=200 -- " + std::string(BENCHFP_BIN) +
+                           " kernel --kernel=eltwise --frame=frame --mode=unwind --duration-ms=600 262144",
+                       0, {"exited during the window", "| full"});
+}
+
+// oneDNN's OpenMP workers and the target's own thread start right after exec:
+// attached at once, most are born after the attach and found by the re-scan.
+TEST(CliAudit, SeesEveryThreadAlsoThoseBornAfterTheAttach) {
+    const auto report = std::filesystem::temp_directory_path() / ("benchfp_audit_threads_" + std::to_string(getpid()));
+    const CommandRun run = run_benchfp("audit --delay-ms=0 --duration-ms=1500 --report=" + report.string() + " -- " +
+                                       BENCHFP_BIN_DIR "/benchfp_onednn_target eltwise 3000 1");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    ASSERT_EQ(run.status, 0) << run.output;
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(report / "report.json"));
+    EXPECT_GE(j["threads"].size(), 2u) << run.output;  // main and its own thread, at least
+    std::filesystem::remove_all(report);
+}
