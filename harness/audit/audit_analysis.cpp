@@ -8,13 +8,13 @@
 
 namespace benchfp::harness {
 
-namespace {
-
-std::string hex(uint64_t v) {
+std::string hex(uint64_t value) {
     std::ostringstream out;
-    out << "0x" << std::hex << v;
+    out << "0x" << std::hex << value;
     return out.str();
 }
+
+namespace {
 
 bool covered(const std::vector<JitRegion>& regions, uint64_t begin, uint64_t end) {
     for (const JitRegion& r : regions)

@@ -66,6 +66,8 @@ struct AuditReport {
     std::vector<std::string> notes;
 };
 
+std::string hex(uint64_t value);  // "0x1b": how the reports write addresses and offsets
+
 // Verdicts, tallies, culprits. `symbols` must name the regions (add_region).
 AuditReport analyse(const perf::ProcessRecording& recording, const std::vector<JitRegion>& regions,
                     const std::vector<perf::Mapping>& maps, const perf::Symbols& symbols,

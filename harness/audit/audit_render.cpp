@@ -14,19 +14,6 @@ namespace {
 
 constexpr size_t shown_chains = 5, shown_culprits = 10;
 
-std::string percent(uint64_t part, uint64_t whole) {
-    if (!whole) return "-";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
-    return buf;
-}
-
-std::string hex(uint64_t v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-    return buf;
-}
-
 void tally_row(std::ostringstream& md, const std::string& label, const AuditTally& t) {
     md << "| " << label << " | " << t.tally.jit() << " | " << t.tally.full << " | " << t.tally.skipped_caller << " | "
        << t.tally.broken << " | " << t.tally.prologue << " | " << percent(t.tally.full, t.tally.judged()) << " | "
@@ -55,6 +42,19 @@ nlohmann::json tally_json(const AuditTally& t) {
 
 }  // namespace
 
+std::string percent(uint64_t part, uint64_t whole) {
+    if (!whole) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+    return buf;
+}
+
+std::string comma_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+    return out;
+}
+
 std::string render_audit_markdown(const AuditReport& r) {
     std::ostringstream md;
     md << "# benchfp audit of pid " << r.pid << (r.command.empty() ? "" : " (" + r.command + ")") << "\n\n";
@@ -65,11 +65,7 @@ std::string render_audit_markdown(const AuditReport& r) {
     if (!r.event_note.empty()) md << "\n" << r.event_note << "\n";
     md << "\nVerdict: "
        << (r.expect.empty() ? std::string("`full` when the chain reaches main or the thread's start")
-                            : "the callers " + [&] {
-                                  std::string s;
-                                  for (const auto& e : r.expect) s += (s.empty() ? "" : ", ") + e;
-                                  return s;
-                              }() + " above the JIT frame (innermost first)")
+                            : "the callers " + comma_list(r.expect) + " above the JIT frame (innermost first)")
        << ".\n";
     for (const std::string& note : r.notes) md << "\n**Note:** " << note << "\n";
     if (!r.jit_samples) {

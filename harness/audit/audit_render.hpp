@@ -6,8 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace benchfp::harness {
+
+// "12.5%" of part over whole, "-" when whole is 0; "a, b, c".
+std::string percent(uint64_t part, uint64_t whole);
+std::string comma_list(const std::vector<std::string>& items);
 
 std::string render_audit_markdown(const AuditReport& report);
 nlohmann::json render_audit_json(const AuditReport& report);

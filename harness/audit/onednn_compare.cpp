@@ -51,14 +51,6 @@ AuditReport audit_subject(const AuditOptions& o, const Subject& s, const std::ve
     return report;
 }
 
-std::string rate(uint64_t part, uint64_t whole) {
-    if (!whole) return "-";
-    std::ostringstream out;
-    out.precision(1);
-    out << std::fixed << 100.0 * static_cast<double>(part) / static_cast<double>(whole) << "%";
-    return out.str();
-}
-
 // One row per thread that had JIT samples; the top culprit is the process's.
 void rows(std::ostringstream& md, const std::string& name, const AuditReport& r) {
     const std::string culprit = r.culprits.empty() ? "-"
@@ -70,8 +62,8 @@ void rows(std::ostringstream& md, const std::string& name, const AuditReport& r)
         const auto comm = r.thread_names.find(tid);
         md << "| " << name << " | " << thread << (comm != r.thread_names.end() ? " (" + comm->second + ")" : "")
            << " | " << t.tally.jit() << " | " << t.tally.full << " | " << t.tally.skipped_caller << " | "
-           << t.tally.broken << " | " << t.tally.prologue << " | " << rate(t.tally.full, t.tally.judged()) << " | "
-           << rate(t.reached_start, t.tally.jit()) << " | " << culprit << " |\n";
+           << t.tally.broken << " | " << t.tally.prologue << " | " << percent(t.tally.full, t.tally.judged()) << " | "
+           << percent(t.reached_start, t.tally.jit()) << " | " << culprit << " |\n";
     }
 }
 
@@ -84,9 +76,7 @@ int run_onednn_comparison(const AuditOptions& o) {
     std::ostringstream md;
     md << "# What a fleet profiler sees: oneDNN next to benchfp's kernels\n\n"
        << "Each program audited from outside for " << o.duration_ms << " ms after " << o.delay_ms
-       << " ms, every thread, expecting `";
-    for (size_t i = 0; i < expect.size(); ++i) md << (i ? "," : "") << expect[i];
-    md << "` above the JIT frame.\n\n"
+       << " ms, every thread, expecting `" << comma_list(expect) << "` above the JIT frame.\n\n"
        << "| program | thread | JIT samples | full | skipped-caller | broken | prologue | unwind rate | "
           "reaches main/thread start | most broken samples: rbp last written by (what rbp held) |\n"
        << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
