@@ -11,6 +11,7 @@ packages=(
   ocl-icd-opencl-dev  # libdnnl-dev's CMake config calls find_package(OpenCL); only a Recommends of it
   libprotobuf-dev protobuf-compiler zlib1g-dev  # pprof export of allocation profiles
   libcapstone-dev linux-perf  # audit's culprit disassembly; scripts/perf_crosscheck.sh
+  python3  # scripts/perf_crosscheck.sh reads perf script output with it
   valgrind  # instruction counts of the allocator hook (scripts/alloc_hook_instructions.sh)
   libjemalloc-dev libmimalloc-dev libgoogle-perftools-dev  # the allocator gate's peers (bench/alloc_gate.cpp)
 )
