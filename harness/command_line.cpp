@@ -38,6 +38,8 @@ CommandLine parse_command_line(int argc, char** argv) {
     CLI::App* judge =
         app.add_subcommand("judge", "judge benchmark results against the stored baseline, write the report");
     out.judge.add_to(*judge);
+    CLI::App* audit = app.add_subcommand("audit", "what a fleet profiler sees in a running process: every thread, its JIT code");
+    out.audit.add_to(*audit);
 
     try {
         app.parse(argc, argv);
@@ -50,12 +52,13 @@ CommandLine parse_command_line(int argc, char** argv) {
     if (version) out.command = Command::version;
     else if (profile->parsed()) out.command = Command::alloc_profile;
     else if (judge->parsed()) out.command = Command::judge;
+    else if (audit->parsed()) out.command = Command::audit;
     else if (kernel->parsed()) out.command = out.kernel.list_families ? Command::kernel_list : Command::kernel;
     else if (argc == 1) {
         out.command = Command::kernel;
         out.kernel.cases.batches = {default_batch};
     } else {
-        return bad_usage("give a subcommand (kernel, alloc profile, judge); see benchfp --help");
+        return bad_usage("give a subcommand (kernel, alloc profile, judge, audit); see benchfp --help");
     }
     return out;
 }
@@ -67,6 +70,7 @@ int run_command(const CommandLine& c) {
     case Command::kernel_list: return list_families(c.kernel.json_path);
     case Command::alloc_profile: return run_alloc_profile(c.alloc_profile);
     case Command::judge: return run_judge(c.judge);
+    case Command::audit: return run_audit(c.audit);
     case Command::kernel: break;
     }
     throw std::logic_error("run_command: the kernel command runs from main");

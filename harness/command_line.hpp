@@ -3,6 +3,7 @@
 // dispatch of every subcommand but `kernel`'s case loop, which main() drives
 // itself (its sampled calls must run under main -> foo -> bar).
 #include "commands/alloc_command.hpp"
+#include "commands/audit_command.hpp"
 #include "commands/judge_command.hpp"
 #include "commands/kernel_command.hpp"
 
@@ -16,6 +17,7 @@ enum class Command {
     kernel_list, // benchfp kernel --list
     alloc_profile,
     judge,
+    audit,
     version,
 };
 
@@ -25,6 +27,7 @@ struct CommandLine {
     KernelRunOptions kernel;
     AllocProfileOptions alloc_profile;
     JudgeOptions judge;
+    AuditOptions audit;
 };
 
 // Never throws: bad usage prints its message and yields Command::done, status 2.

@@ -10,7 +10,9 @@ packages=(
   libdnnl-dev  # oneDNN: the peer of --vs=onednn
   ocl-icd-opencl-dev  # libdnnl-dev's CMake config calls find_package(OpenCL); only a Recommends of it
   libprotobuf-dev protobuf-compiler zlib1g-dev  # pprof export of allocation profiles
-  libcapstone-dev  # decodes emitted kernels: the static frame verifier and the single-step checks
+  libcapstone-dev  # decodes emitted kernels: the frame verifier, the single-step checks, audit's culprits
+  linux-perf  # scripts/perf_crosscheck.sh: the real perf as an independent oracle
+  python3  # scripts/perf_crosscheck.sh reads perf script output with it
   valgrind  # instruction counts of the allocator hook (scripts/alloc_hook_instructions.sh)
   libjemalloc-dev libmimalloc-dev libgoogle-perftools-dev  # the allocator gate's peers (bench/alloc_gate.cpp)
 )

@@ -4,10 +4,15 @@
 # the checked pool (-DBENCHFP_POOL_CHECKED=ON), where every misuse death test runs.
 # BENCHFP_REQUIRE_PERF=1 turns "perf_event_open refused" skips into failures (CI sets it).
 # BENCHFP_SANITIZERS=0 skips the sanitizer builds, BENCHFP_GATE_E2E=0 the check
-# that the regression gate catches an injected slowdown (quicker local runs).
+# that the regression gate catches an injected slowdown (quicker local runs),
+# BENCHFP_PERF_CROSSCHECK=0 the comparison with the real perf (scripts/perf_crosscheck.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ctest --test-dir build --output-on-failure "$@"
+if [[ "${BENCHFP_PERF_CROSSCHECK:-1}" != 0 ]]; then
+  echo "== benchfp's chain verdicts against the real perf"
+  scripts/perf_crosscheck.sh
+fi
 if [[ "${BENCHFP_GATE_E2E:-1}" != 0 ]]; then
   echo "== the regression gate against a build with an injected fast-path slowdown"
   scripts/gate_catches_slowdown.sh

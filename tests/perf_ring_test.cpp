@@ -95,7 +95,7 @@ TEST(PerfRing, CountsLostThrottleAndUnknownRecords) {
     ring.record(PERF_RECORD_THROTTLE, {1, 5, 5});
     ring.record(PERF_RECORD_UNTHROTTLE, {2, 5, 5});
     ring.record(PERF_RECORD_LOST, {5, 3});
-    ring.record(PERF_RECORD_COMM, {0, 0});
+    ring.record(PERF_RECORD_READ, {0, 0});  // not interpreted
     ring.sample(0x2, 1, 1, 2, {user, 0x2});
     std::vector<Sample> samples;
     RingStats stats;
@@ -121,4 +121,47 @@ TEST(PerfRing, RejectsACorruptRecordInsteadOfLooping) {
 TEST(PerfRing, RejectsACallchainLongerThanItsRecord) {
     const std::vector<uint64_t> body = {0x1, 0x100000001, 3, /*nr*/ 1000, user};
     EXPECT_THROW(decode_sample(reinterpret_cast<const uint8_t*>(body.data()), body.size() * 8), Error);
+}
+
+TEST(PerfRing, DecodesUserRegistersAfterTheChain) {
+    SyntheticRing ring(256, 0);
+    // ip, pid|tid, time, nr, chain..., abi, bp, sp, ip (user_regs_mask order)
+    ring.record(PERF_RECORD_SAMPLE, {0x10, (uint64_t{2} << 32) | 1, 5, 2, user, 0x10, PERF_SAMPLE_REGS_ABI_64,
+                                     0xb0, 0x5a, 0x10});
+    ring.record(PERF_RECORD_SAMPLE, {0x20, (uint64_t{2} << 32) | 1, 6, 1, 0x20, PERF_SAMPLE_REGS_ABI_NONE});
+    RingRecords records;
+    RingStats stats;
+    parse_ring(ring.data.data(), ring.data.size(), 0, ring.head, records, stats, true);
+    ASSERT_EQ(records.samples.size(), 2u);
+    EXPECT_TRUE(records.samples[0].has_regs);
+    EXPECT_EQ(records.samples[0].regs.bp, 0xb0u);
+    EXPECT_EQ(records.samples[0].regs.sp, 0x5au);
+    EXPECT_EQ(records.samples[0].regs.ip, 0x10u);
+    EXPECT_FALSE(records.samples[1].has_regs);  // no user context at that sample
+}
+
+TEST(PerfRing, DecodesMmap2ForkAndCommRecords) {
+    SyntheticRing ring(512, 100);
+    // MMAP2: pid|tid, addr, len, pgoff, maj|min, ino, ino_generation, prot|flags, "//anon\0\0"
+    uint64_t name;
+    std::memcpy(&name, "//anon\0", 8);
+    ring.record(PERF_RECORD_MMAP2, {(uint64_t{4} << 32) | 3, 0x7000, 0x1000, 0, 0, 0, 0, 0x4 /*PROT_EXEC*/, name});
+    ring.record(PERF_RECORD_FORK, {(uint64_t{3} << 32) | 3, (uint64_t{4} << 32) | 9, 77});
+    std::memcpy(&name, "worker\0", 8);
+    ring.record(PERF_RECORD_COMM, {(uint64_t{9} << 32) | 3, name});
+    RingRecords records;
+    RingStats stats;
+    parse_ring(ring.data.data(), ring.data.size(), 100, ring.head, records, stats);
+    ASSERT_EQ(records.mmaps.size(), 1u);
+    EXPECT_EQ(records.mmaps[0].pid, 3u);
+    EXPECT_EQ(records.mmaps[0].addr, 0x7000u);
+    EXPECT_EQ(records.mmaps[0].len, 0x1000u);
+    EXPECT_EQ(records.mmaps[0].prot, 4u);
+    EXPECT_EQ(records.mmaps[0].filename, "//anon");
+    ASSERT_EQ(records.tasks.size(), 2u);
+    EXPECT_EQ(records.tasks[0].kind, TaskRecord::fork);
+    EXPECT_EQ(records.tasks[0].tid, 9u);
+    EXPECT_EQ(records.tasks[1].kind, TaskRecord::rename);
+    EXPECT_EQ(records.tasks[1].comm, "worker");
+    EXPECT_EQ(stats.other, 0u);
 }

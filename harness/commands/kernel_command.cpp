@@ -1,5 +1,7 @@
 #include "commands/kernel_command.hpp"
 
+#include "jit_profile.hpp"
+
 #include "commands/kernel_run_state.hpp"
 #include "families/family.hpp"
 #include "families/workload.hpp"
@@ -10,6 +12,7 @@
 #include "usage_error.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -37,6 +40,9 @@ void KernelRunOptions::add_to(CLI::App& app) {
     app.add_option("--period", period, "fixed sample period in event units (overrides --freq)");
     app.add_option("--perf-template", perf_template, "perf: line template with %tokens% (see README), or default, csv");
     app.add_flag("--no-verify", no_verify, "build kernels without the static frame verifier (verify mode still runs it)");
+    app.add_option("--jit-profile", jit_profile,
+                   "announce every kernel to /tmp/perf-PID.map (map) and/or /tmp/jit-PID.dump (jitdump) for perf; "
+                   "off by default (also BENCHFP_JIT_PROFILE)");
     app.add_flag("--list", list_families, "list the kernel families, their algs, ISAs and problem forms; run nothing");
 }
 
@@ -54,6 +60,10 @@ KernelRun::KernelRun(const KernelRunOptions& options) : options_(options) {
     PerfLine probe;
     probe.c = &cases_.front();
     format_perf_line(options_.perf_template, probe);  // unknown tokens: exit 2 now, not later
+    const char* env_profile = std::getenv("BENCHFP_JIT_PROFILE");
+    const JitProfileChoice profile =
+        parse_jit_profile(options_.jit_profile.empty() && env_profile ? env_profile : options_.jit_profile);
+    std::cerr << start_jit_profile(profile);
 }
 
 KernelRun::~KernelRun() = default;

@@ -32,8 +32,9 @@ struct KernelRunOptions {
     uint64_t frequency = 4000;
     uint64_t period = 0;
     std::string perf_template = "default";
-    bool list_families = false;
-    bool no_verify = false;  // --no-verify: build kernels without the static frame verifier  // --list: the family table (as JSON with --json=FILE or -), nothing runs
+    std::string jit_profile;  // --jit-profile: map, jitdump, both (jit_profile.hpp); empty: off
+    bool list_families = false;  // --list: the family table (as JSON with --json=FILE or -), nothing runs
+    bool no_verify = false;      // --no-verify: build kernels without the static frame verifier
 
     void add_to(CLI::App& app);
 };

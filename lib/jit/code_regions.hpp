@@ -16,6 +16,11 @@ struct CodeRegionInfo {
     size_t prologue_end = 0;
     size_t epilogue_begin = 0;
 };
-
+// Called by Generator::build() with every kernel's region once its code is
+// final and executable: the seam through which a JIT profile (perf map,
+// jitdump) learns of the kernels, without lib/jit knowing of profilers. The
+// observer runs on the building thread; null (the default) costs nothing.
+using CodeObserver = void (*)(const CodeRegionInfo& region);
+void set_code_observer(CodeObserver observer);
 
 }  // namespace benchfp::jit

@@ -1,5 +1,6 @@
 #include "jit/generator.hpp"
 
+#include <atomic>
 #include <stdexcept>
 
 namespace benchfp::jit {
@@ -8,6 +9,7 @@ using namespace Xbyak::util;
 
 namespace {
 constexpr size_t max_code_size = 64 * 1024;
+std::atomic<CodeObserver> code_observer{nullptr};
 }
 
 Generator::Generator(std::string name, Isa isa, FramePolicy policy)
@@ -58,10 +60,15 @@ void Generator::build() {
     layout_.name = name_;
     layout_.begin = reinterpret_cast<uintptr_t>(getCode());
     layout_.size = getSize();
-    if (!verify_on_build()) return;
-    verification_ = verify(layout_, policy_);
-    if (!verification_->passed()) throw VerifyError(verification_->failure);
+    if (verify_on_build()) {
+        verification_ = verify(layout_, policy_);
+        if (!verification_->passed()) throw VerifyError(verification_->failure);
+    }
+    // Announced only once verified: a profiler never names code that failed its checks.
+    if (auto observer = code_observer.load(std::memory_order_acquire)) observer(layout_);
 }
+
+void set_code_observer(CodeObserver observer) { code_observer.store(observer, std::memory_order_release); }
 
 KernelFn Generator::entry() const {
     if (!layout_.begin) throw std::logic_error("kernel " + name_ + " called before build()");

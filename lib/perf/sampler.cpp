@@ -21,6 +21,13 @@ Sampler::Sampler(const SamplerOptions& options) : options_(options) {
     attr.size = sizeof attr;
     attr.disabled = 1;
     attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+    if (options_.user_regs) {
+        attr.sample_type |= PERF_SAMPLE_REGS_USER;
+        attr.sample_regs_user = user_regs_mask;
+    }
+    // Executable mappings only (mmap_data stays 0): a JIT's code appears when it
+    // is mapped or mprotect'ed executable, a thread when it is born or named.
+    attr.mmap = attr.mmap2 = attr.task = attr.comm = options_.track_tasks;
     attr.exclude_kernel = 1;
     attr.exclude_hv = 1;
     attr.exclude_callchain_kernel = 1;  // we judge user-space chains only
@@ -32,7 +39,7 @@ Sampler::Sampler(const SamplerOptions& options) : options_(options) {
         attr.sample_freq = options_.frequency;
     }
 
-    const long fd = syscall(SYS_perf_event_open, &attr, options_.tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    const long fd = syscall(SYS_perf_event_open, &attr, options_.tid, options_.cpu, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0) throw open_error(options_.event.name, errno);
     fd_ = static_cast<int>(fd);
 
@@ -53,10 +60,10 @@ Sampler::~Sampler() {
 }
 
 void Sampler::start() {
-    samples_.clear();
+    records_ = {};
     stats_ = {};
     drain();  // discard anything left from an earlier run
-    samples_.clear();
+    records_ = {};
     stats_ = {};
     running_ = true;
     reader_ = std::thread([this] {
@@ -85,7 +92,7 @@ void Sampler::drain() {
     // data_tail tells the kernel what we consumed: publish it with release after.
     const uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
     const uint64_t tail = page->data_tail;
-    const uint64_t new_tail = parse_ring(data, page->data_size, tail, head, samples_, stats_);
+    const uint64_t new_tail = parse_ring(data, page->data_size, tail, head, records_, stats_, options_.user_regs);
     __atomic_store_n(&page->data_tail, new_tail, __ATOMIC_RELEASE);
 }
 

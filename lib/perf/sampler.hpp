@@ -1,7 +1,9 @@
 #pragma once
-// A perf_event_open sampler for one thread: user-space IP + frame-pointer
-// callchain, read from an mmap'ed ring by a reader thread while the measured
-// region runs, so the ring wraps around instead of overflowing.
+// A perf_event_open sampler for one thread (or one CPU): user-space IP +
+// frame-pointer callchain, read from an mmap'ed ring by a reader thread while
+// the measured region runs, so the ring wraps around instead of overflowing.
+// For a foreign process (see attach.hpp) it also records the user registers
+// the walk started from, executable mmaps, and threads born or renamed.
 #include "perf/event.hpp"
 #include "perf/ring.hpp"
 
@@ -17,7 +19,10 @@ namespace benchfp::perf {
 
 struct SamplerOptions {
     Event event;
-    pid_t tid = 0;                  // thread to sample; 0 = the calling thread
+    pid_t tid = 0;                  // thread to sample; 0 = the calling thread; -1 = every task (with cpu)
+    int cpu = -1;                   // -1: wherever the thread runs; >= 0: that CPU only
+    bool user_regs = false;         // PERF_SAMPLE_REGS_USER: bp, sp, ip (Sample::regs)
+    bool track_tasks = false;       // MMAP2 of executable mappings, FORK, EXIT and COMM records
     uint64_t frequency = 4000;      // samples per second (kernel-adjusted period)
     uint64_t period = 0;            // when non-zero: a fixed period in event units, overrides frequency
     unsigned ring_pages = 64;       // data pages of the ring (a power of two)
@@ -34,7 +39,8 @@ public:
     void start();  // clears previous results, enables the event, starts draining
     void stop();   // disables the event, drains what is left
 
-    const std::vector<Sample>& samples() const { return samples_; }
+    const std::vector<Sample>& samples() const { return records_.samples; }
+    const RingRecords& records() const { return records_; }
     const RingStats& stats() const { return stats_; }
     double seconds() const { return std::chrono::duration<double>(stopped_ - started_).count(); }
     const Event& event() const { return options_.event; }
@@ -46,7 +52,7 @@ private:
     int fd_ = -1;
     void* map_ = nullptr;
     size_t map_size_ = 0;
-    std::vector<Sample> samples_;
+    RingRecords records_;
     RingStats stats_;
     std::atomic<bool> running_{false};
     std::thread reader_;

@@ -39,13 +39,14 @@ std::string without_clone_suffix(std::string name) {
     return std::regex_replace(name, raw, "");
 }
 
-Symbols::Symbols() {
+Symbols::Symbols(pid_t pid) {
     dwfl_ = dwfl_begin(&callbacks);
     if (!dwfl_) throw Error(ErrorKind::system, std::string("dwfl_begin failed: ") + dwfl_errmsg(-1));
-    if (dwfl_linux_proc_report(dwfl_, getpid()) != 0 || dwfl_report_end(dwfl_, nullptr, nullptr) != 0) {
+    if (dwfl_linux_proc_report(dwfl_, pid ? pid : getpid()) != 0 || dwfl_report_end(dwfl_, nullptr, nullptr) != 0) {
         const std::string message = dwfl_errmsg(-1);
         dwfl_end(dwfl_);
-        throw Error(ErrorKind::system, "cannot read this process's modules with libdw: " + message);
+        const std::string whose = pid ? "process " + std::to_string(pid) + "'s" : std::string("this process's");
+        throw Error(ErrorKind::system, "cannot read " + whose + " modules with libdw: " + message);
     }
 }
 

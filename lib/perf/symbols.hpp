@@ -1,8 +1,10 @@
 #pragma once
-// Names code addresses of this process: registered JIT regions first, then the
-// functions of the loaded ELF objects through libdw (symbol tables included, so
-// static functions resolve too, unlike dladdr).
+// Names code addresses of a process (this one by default): registered JIT
+// regions first, then the functions of the loaded ELF objects through libdw
+// (symbol tables included, so static functions resolve too, unlike dladdr).
 #include "perf/ring.hpp"
+
+#include <sys/types.h>
 
 #include <cstdint>
 #include <string>
@@ -39,7 +41,9 @@ struct SourceLine {
 
 class Symbols {
 public:
-    Symbols();  // reports the modules mapped in this process now
+    // Reports the modules mapped now in process `pid` (0: this process), read
+    // from its /proc/PID/maps and its own ELF files. Throws Error naming the pid.
+    explicit Symbols(pid_t pid = 0);
     ~Symbols();
     Symbols(const Symbols&) = delete;
     Symbols& operator=(const Symbols&) = delete;

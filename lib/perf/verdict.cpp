@@ -20,13 +20,20 @@ Verdict classify_callers(std::span<const std::string> callers, const ExpectedCal
     auto starts_with = [&](std::span<const std::string> want) {
         return callers.size() >= want.size() && std::equal(want.begin(), want.end(), callers.begin());
     };
+    auto contains = [&](std::span<const std::string> want) {
+        return !want.empty() && std::search(callers.begin(), callers.end(), want.begin(), want.end()) != callers.end();
+    };
+    if (expected.anywhere) {
+        if (contains(outer)) return Verdict::full;
+        if (outer.size() >= 2 && contains(outer.subspan(1))) return Verdict::skipped_caller;
+        return Verdict::broken;
+    }
     if (expected.direct.empty()) {
         if (!outer.empty() && starts_with(outer)) return Verdict::full;
         if (outer.size() >= 2 && starts_with(outer.subspan(1))) return Verdict::skipped_caller;
         return Verdict::broken;
     }
-    if (outer.empty() || std::search(callers.begin(), callers.end(), outer.begin(), outer.end()) == callers.end())
-        return Verdict::broken;
+    if (!contains(outer)) return Verdict::broken;
     return callers.front() == expected.direct ? Verdict::full : Verdict::skipped_caller;
 }
 

@@ -34,13 +34,20 @@ struct JitCode {
 struct ExpectedCallers {
     std::vector<std::string> outer;
     std::string direct;  // empty: the JIT code is called by outer[0]
+    // The callers may be anywhere above the JIT frame (a library between them,
+    // as in a foreign process whose JIT is called by a library's own code).
+    bool anywhere = false;
 };
 
 // Classifies the names of the frames above the JIT frame, innermost first:
 //   without `direct`: full when they start with outer, skipped-caller when they
 //     start with outer minus its first, broken otherwise;
 //   with `direct`: broken unless outer appears in order, contiguous, somewhere;
-//     then full when the first is `direct`, skipped-caller when it is not.
+//     then full when the first is `direct`, skipped-caller when it is not;
+//   with `anywhere`: full when outer appears in order, contiguous, somewhere;
+//     skipped-caller when only outer minus its first does; broken otherwise.
+//     (A library frame lost between the JIT frame and outer goes unnoticed:
+//     what the profile shows of the callers is what is judged.)
 Verdict classify_callers(std::span<const std::string> callers, const ExpectedCallers& expected);
 
 // The verdict of a sample, or nothing when its IP is not inside the JIT region.

@@ -1,6 +1,7 @@
 // Renderers of a judgement: Markdown for a pull request, JSON for machines, and
 // a self-contained HTML page with an inline SVG chart.
 #include "report/judge.hpp"
+#include "report/html.hpp"
 
 #include <cmath>
 #include <map>
@@ -114,6 +115,19 @@ nlohmann::json render_json(const Judgement& j, const RunResults& current, const 
             {"rows", rows}};
 }
 
+std::string escape_html(std::string_view text) {
+    std::string escaped;
+    for (char ch : text) {
+        if (ch == '<') escaped += "&lt;";
+        else if (ch == '>') escaped += "&gt;";
+        else if (ch == '&') escaped += "&amp;";
+        else if (ch == '"') escaped += "&quot;";
+        else if (ch == '\'') escaped += "&#39;";
+        else escaped += ch;
+    }
+    return escaped;
+}
+
 std::string render_html(const Judgement& j, const RunResults& current, const RunResults& baseline,
                         const ReportContext& c) {
     // The chart: one bar per judged ratio, on a log scale around 1, with the
@@ -149,14 +163,7 @@ std::string render_html(const Judgement& j, const RunResults& current, const Run
     }
     svg << "</svg>";
 
-    std::string md = render_markdown(j, current, baseline, c);
-    std::string escaped;
-    for (char ch : md) {
-        if (ch == '<') escaped += "&lt;";
-        else if (ch == '>') escaped += "&gt;";
-        else if (ch == '&') escaped += "&amp;";
-        else escaped += ch;
-    }
+    const std::string escaped = escape_html(render_markdown(j, current, baseline, c));
     std::ostringstream html;
     html << "<!DOCTYPE html><html><head><meta charset='utf-8'><title>benchfp regression gate</title>"
          << "<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto}pre{white-space:pre-wrap}</style>"

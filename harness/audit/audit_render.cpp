@@ -1,0 +1,142 @@
+#include "audit/audit_render.hpp"
+
+#include "report/file.hpp"
+#include "report/html.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+namespace benchfp::harness {
+
+namespace {
+
+constexpr size_t shown_chains = 5, shown_culprits = 10;
+
+void tally_row(std::ostringstream& md, const std::string& label, const AuditTally& t) {
+    md << "| " << label << " | " << t.tally.jit() << " | " << t.tally.full << " | " << t.tally.skipped_caller << " | "
+       << t.tally.broken << " | " << t.tally.prologue << " | " << percent(t.tally.full, t.tally.judged()) << " | "
+       << percent(t.reached_start, t.tally.jit()) << " |\n";
+}
+
+const char* tally_header =
+    " | JIT samples | full | skipped-caller | broken | prologue | unwind rate | reaches main/thread start |\n"
+    "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+
+std::string most_common(const std::map<std::string, uint64_t>& m) {
+    std::string best;
+    uint64_t n = 0;
+    for (const auto& [k, v] : m)
+        if (v > n) best = k, n = v;
+    return best + (m.size() > 1 ? " (+" + std::to_string(m.size() - 1) + " other kinds)" : "");
+}
+
+nlohmann::json tally_json(const AuditTally& t) {
+    const double rate = t.tally.unwind_rate();
+    return {{"jit_samples", t.tally.jit()}, {"full", t.tally.full}, {"skipped_caller", t.tally.skipped_caller},
+            {"broken", t.tally.broken},     {"prologue", t.tally.prologue},
+            {"unwind_rate", std::isnan(rate) ? nlohmann::json(nullptr) : nlohmann::json(rate)},
+            {"reached_start", t.reached_start}};
+}
+
+}  // namespace
+
+std::string percent(uint64_t part, uint64_t whole) {
+    if (!whole) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+    return buf;
+}
+
+std::string comma_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+    return out;
+}
+
+std::string render_audit_markdown(const AuditReport& r) {
+    std::ostringstream md;
+    md << "# benchfp audit of pid " << r.pid << (r.command.empty() ? "" : " (" + r.command + ")") << "\n\n";
+    md << "Sampled " << r.mode << " for " << r.seconds << " s on " << r.event << " (" << r.events
+       << " perf events): " << r.samples << " samples of the process, " << r.jit_samples << " in JIT code";
+    if (r.lost) md << ", " << r.lost << " lost";
+    md << ".\n";
+    if (!r.event_note.empty()) md << "\n" << r.event_note << "\n";
+    md << "\nVerdict: "
+       << (r.expect.empty() ? std::string("`full` when the chain reaches main or the thread's start")
+                            : "the callers " + comma_list(r.expect) + " above the JIT frame (innermost first)")
+       << ".\n";
+    for (const std::string& note : r.notes) md << "\n**Note:** " << note << "\n";
+    if (!r.jit_samples) {
+        md << "\nNo JIT code was seen: no sample landed in an anonymous executable mapping or a perf-map entry.\n";
+        return md.str();
+    }
+    md << "\n## Per JIT region\n\n| region" << tally_header;
+    for (const auto& [name, t] : r.regions) {
+        const auto& [begin, size] = r.region_extent.at(name);
+        tally_row(md, name + " (" + hex(begin) + ", " + std::to_string(size) + " B)", t);
+    }
+    md << "\n## Per thread\n\n| thread" << tally_header;
+    for (const auto& [tid, t] : r.threads) {
+        const auto name = r.thread_names.find(tid);
+        tally_row(md, std::to_string(tid) + " " + (name == r.thread_names.end() ? "" : name->second), t);
+    }
+    if (!r.broken_chains.empty()) {
+        md << "\n## Most frequent broken chains\n\n| samples | chain (innermost first) |\n| --- | --- |\n";
+        for (size_t i = 0; i < std::min(shown_chains, r.broken_chains.size()); ++i)
+            md << "| " << r.broken_chains[i].second << " | `" << r.broken_chains[i].first << "` |\n";
+        md << "\n## Culprits: where the chain broke\n\n"
+           << "| region | offset | broken samples | instruction | rbp last written by | rbp held | example rbp |\n"
+           << "| --- | --- | --- | --- | --- | --- | --- |\n";
+        for (size_t i = 0; i < std::min(shown_culprits, r.culprits.size()); ++i) {
+            const Culprit& c = r.culprits[i];
+            md << "| " << c.region << " | +" << hex(c.offset) << " | " << c.count << " | `" << c.instruction << "` | `" << c.rbp_written_by
+               << "` | " << most_common(c.rbp) << " | " << hex(c.example_rbp) << " |\n";
+        }
+        if (r.culprits.size() > shown_culprits)
+            md << "\n(" << r.culprits.size() - shown_culprits << " more offsets in report.json)\n";
+    }
+    return md.str();
+}
+
+nlohmann::json render_audit_json(const AuditReport& r) {
+    nlohmann::json regions = nlohmann::json::object(), threads = nlohmann::json::array(), culprits = nlohmann::json::array();
+    for (const auto& [name, t] : r.regions) {
+        regions[name] = tally_json(t);
+        regions[name]["begin"] = hex(r.region_extent.at(name).first);
+        regions[name]["size"] = r.region_extent.at(name).second;
+    }
+    for (const auto& [tid, t] : r.threads) {
+        nlohmann::json j = tally_json(t);
+        j["tid"] = tid;
+        j["name"] = r.thread_names.count(tid) ? r.thread_names.at(tid) : "";
+        threads.push_back(j);
+    }
+    for (const Culprit& c : r.culprits)
+        culprits.push_back({{"region", c.region}, {"offset", c.offset}, {"count", c.count},
+                            {"instruction", c.instruction}, {"rbp_written_by", c.rbp_written_by}, {"rbp", c.rbp}, {"example_rbp", hex(c.example_rbp)}});
+    nlohmann::json chains = nlohmann::json::array();
+    for (const auto& [chain, n] : r.broken_chains) chains.push_back({{"chain", chain}, {"samples", n}});
+    return {{"pid", r.pid},         {"command", r.command},   {"mode", r.mode},     {"event", r.event},
+            {"seconds", r.seconds}, {"events", r.events},     {"samples", r.samples},
+            {"jit_samples", r.jit_samples}, {"lost", r.lost}, {"expect", r.expect}, {"notes", r.notes},
+            {"regions", regions},   {"threads", threads},     {"broken_chains", chains}, {"culprits", culprits}};
+}
+
+std::string render_audit_html(const AuditReport& r) {
+    return "<!DOCTYPE html><html><head><meta charset='utf-8'><title>benchfp audit</title>"
+           "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto}pre{white-space:pre-wrap}</style>"
+           "</head><body><h1>benchfp audit of pid " +
+           std::to_string(r.pid) + "</h1><pre>" + report::escape_html(render_audit_markdown(r)) +
+           "</pre></body></html>\n";
+}
+
+void write_audit_report(const AuditReport& r, const std::string& dir) {
+    std::filesystem::create_directories(dir);
+    report::write_file(dir + "/report.md", render_audit_markdown(r));
+    report::write_file(dir + "/report.json", render_audit_json(r).dump(2) + "\n");
+    report::write_file(dir + "/report.html", render_audit_html(r));
+}
+
+}  // namespace benchfp::harness

@@ -1,0 +1,24 @@
+#pragma once
+// The audit's report: Markdown (also what stdout shows: its tables read well
+// in a terminal), JSON, and a self-contained HTML page with everything escaped.
+#include "audit/audit_analysis.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace benchfp::harness {
+
+// "12.5%" of part over whole, "-" when whole is 0; "a, b, c".
+std::string percent(uint64_t part, uint64_t whole);
+std::string comma_list(const std::vector<std::string>& items);
+
+std::string render_audit_markdown(const AuditReport& report);
+nlohmann::json render_audit_json(const AuditReport& report);
+std::string render_audit_html(const AuditReport& report);
+
+// report.md, report.json, report.html in `dir` (created); throws on I/O errors.
+void write_audit_report(const AuditReport& report, const std::string& dir);
+
+}  // namespace benchfp::harness

@@ -1,0 +1,36 @@
+#pragma once
+// One audit of one process: attach, sample the window, read what the process
+// left (maps, perf map, code bytes), judge. Shared by `benchfp audit` and the
+// --target=onednn comparison.
+#include "audit/audit_analysis.hpp"
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace benchfp::harness {
+
+struct AuditRequest {
+    pid_t pid = 0;
+    bool is_child = false;  // ours: reaped with waitpid when it exits
+    uint64_t duration_ms = 1000;
+    bool system_wide = false;
+    std::vector<std::string> expect;
+    std::optional<std::string> event;
+    uint64_t frequency = 4000;
+};
+
+// Throws perf::Error (refused, gone) with a message for the user.
+AuditReport audit_process(const AuditRequest& request);
+
+// Starts `argv` with its stdout sent to our stderr (ours is the report);
+// throws std::runtime_error when it cannot.
+pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
+// Waits `ms` unless the child exits first; false when it did.
+bool child_survives(pid_t pid, uint64_t ms);
+// SIGTERM, then SIGKILL after a grace period; reaps it.
+void stop_child(pid_t pid);
+
+}  // namespace benchfp::harness

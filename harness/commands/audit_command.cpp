@@ -1,0 +1,79 @@
+#include "commands/audit_command.hpp"
+
+#include "audit/audit_render.hpp"
+#include "audit/audit_run.hpp"
+#include "audit/onednn_compare.hpp"
+#include "perf/error.hpp"
+#include "perf/process.hpp"
+
+#include <iostream>
+
+namespace benchfp::harness {
+
+void AuditOptions::add_to(CLI::App& app) {
+    app.add_option("--pid", pid, "attach to this running process (every thread, mid-run)");
+    app.add_option("--target", target, "audit a built-in target: onednn (a oneDNN program, next to benchfp's kernels)")
+        ->check(CLI::IsMember({"onednn"}));
+    app.add_option("--delay-ms", delay_ms, "with -- CMD: attach this long after starting it")->capture_default_str();
+    app.add_option("--duration-ms", duration_ms, "how long to sample")->capture_default_str();
+    app.add_flag("--system-wide", system_wide, "sample every CPU (perf record -a) and keep the process's samples");
+    app.add_option("--expect", expect,
+                   "callers expected above the JIT frame, innermost first (bar,foo,main); without it the "
+                   "verdict is whether the chain reaches main or the thread's start")
+        ->delimiter(',');
+    app.add_option("--report", report_dir, "write report.md, report.json and report.html into this directory");
+    app.add_option("--event", event, "libpfm4 event (default cycles, falling back to perf::task-clock)");
+    app.add_option("--freq", frequency, "samples per second per thread or CPU")->capture_default_str();
+    app.add_option("command", command, "-- CMD ARGS: start this program and audit it");
+}
+
+namespace {
+
+int report_error(const std::string& message) {
+    std::cerr << "benchfp audit: " << message << '\n';
+    return 2;
+}
+
+int audit_one(const AuditOptions& o, pid_t pid, bool is_child) {
+    AuditRequest request{pid, is_child, o.duration_ms, o.system_wide, o.expect, o.event, o.frequency};
+    AuditReport report = audit_process(request);
+    for (const auto& a : o.command) report.command += (report.command.empty() ? "" : " ") + a;
+    if (report.samples == 0 && report.exited)
+        return report_error("process " + std::to_string(pid) + " exited before any sample was taken");
+    std::cout << render_audit_markdown(report);
+    if (!o.report_dir.empty()) write_audit_report(report, o.report_dir);
+    if (!report.jit_samples) std::cout << "JIT samples: 0 of " << report.samples << '\n';
+    return 0;
+}
+
+}  // namespace
+
+int run_audit(const AuditOptions& o) {
+    const int sources = (o.pid != 0) + !o.command.empty() + !o.target.empty();
+    if (sources != 1) return report_error("name one process: --pid=P, --target=onednn, or -- CMD ARGS");
+    if (o.duration_ms == 0) return report_error("--duration-ms must be positive");
+    try {
+        if (!o.target.empty()) return run_onednn_comparison(o);
+        if (o.pid && !perf::process_exists(o.pid)) return report_error("no process with pid " + std::to_string(o.pid));
+        if (o.pid) return audit_one(o, o.pid, false);
+        const pid_t child = start_child(o.command);
+        if (!child_survives(child, o.delay_ms))
+            return report_error("'" + o.command[0] + "' exited within --delay-ms=" + std::to_string(o.delay_ms) +
+                                " (or could not be started)");
+        int status = 2;
+        try {
+            status = audit_one(o, child, true);
+        } catch (...) {
+            stop_child(child);
+            throw;
+        }
+        stop_child(child);
+        return status;
+    } catch (const perf::Error& e) {
+        return report_error(e.what());
+    } catch (const std::exception& e) {
+        return report_error(e.what());
+    }
+}
+
+}  // namespace benchfp::harness

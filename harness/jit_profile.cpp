@@ -1,0 +1,125 @@
+#include "jit_profile.hpp"
+
+#include "jit/code_regions.hpp"
+#include "usage_error.hpp"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <sstream>
+#include <vector>
+
+namespace benchfp::harness {
+
+namespace {
+
+// The jitdump format of tools/perf/Documentation/jitdump-specification.txt.
+constexpr uint32_t jitdump_magic = 0x4A695444;  // "JiTD"
+constexpr uint32_t jit_code_load = 0;
+
+struct JitdumpHeader {
+    uint32_t magic = jitdump_magic, version = 1, total_size = sizeof(JitdumpHeader), elf_mach = EM_X86_64,
+             pad1 = 0, pid = 0;
+    uint64_t timestamp = 0, flags = 0;
+};
+struct CodeLoad {
+    uint32_t id = jit_code_load, total_size = 0;
+    uint64_t timestamp = 0;
+    uint32_t pid = 0, tid = 0;
+    uint64_t vma = 0, code_addr = 0, code_size = 0, code_index = 0;
+};
+
+// perf inject --jit matches records to samples with `perf record -k 1`: CLOCK_MONOTONIC.
+uint64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+int create_exclusive(const std::string& path, std::string& notes) {
+    const int fd = open(path.c_str(), O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR | O_CLOEXEC, 0644);
+    if (fd < 0) notes += "benchfp: note: --jit-profile: not writing " + path + ": " + std::strerror(errno) + "\n";
+    return fd;
+}
+
+bool write_all(int fd, const void* data, size_t size) {
+    const auto* p = static_cast<const char*>(data);
+    while (size) {
+        const ssize_t n = write(fd, p, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        p += n;
+        size -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+struct Files {
+    std::mutex mutex;  // kernels may be built on several threads
+    int map = -1, jitdump = -1;
+    uint64_t index = 0;
+};
+Files files;
+
+void announce(const jit::CodeRegionInfo& r) {
+    std::lock_guard lock(files.mutex);
+    if (files.map >= 0) {
+        std::ostringstream line;
+        line << std::hex << r.begin << ' ' << r.size << ' ' << r.name << '\n';
+        write_all(files.map, line.str().data(), line.str().size());
+    }
+    if (files.jitdump >= 0) {
+        CodeLoad load;
+        load.total_size = static_cast<uint32_t>(sizeof load + r.name.size() + 1 + r.size);
+        load.timestamp = monotonic_ns();
+        load.pid = static_cast<uint32_t>(getpid());
+        load.tid = static_cast<uint32_t>(gettid());
+        load.vma = load.code_addr = r.begin;
+        load.code_size = r.size;
+        load.code_index = files.index++;
+        write_all(files.jitdump, &load, sizeof load);
+        write_all(files.jitdump, r.name.c_str(), r.name.size() + 1);
+        write_all(files.jitdump, reinterpret_cast<const void*>(r.begin), r.size);
+    }
+}
+
+}  // namespace
+
+JitProfileChoice parse_jit_profile(const std::string& text) {
+    JitProfileChoice choice;
+    std::istringstream in(text);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (item == "map") choice.map = true;
+        else if (item == "jitdump") choice.jitdump = true;
+        else if (!item.empty()) throw UsageError("unknown --jit-profile '" + item + "' (known: map, jitdump)");
+    }
+    return choice;
+}
+
+std::string start_jit_profile(const JitProfileChoice& choice) {
+    std::string notes;
+    const std::string pid = std::to_string(getpid());
+    if (choice.map) files.map = create_exclusive("/tmp/perf-" + pid + ".map", notes);
+    if (choice.jitdump) {
+        files.jitdump = create_exclusive("/tmp/jit-" + pid + ".dump", notes);
+        JitdumpHeader header;
+        header.pid = static_cast<uint32_t>(getpid());
+        header.timestamp = monotonic_ns();
+        // perf record learns of the file from this executable mapping of it:
+        // perf inject --jit finds jit-PID.dump through the MMAP record.
+        if (files.jitdump >= 0 && (!write_all(files.jitdump, &header, sizeof header) ||
+                                   mmap(nullptr, sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC, MAP_PRIVATE,
+                                        files.jitdump, 0) == MAP_FAILED))
+            notes += "benchfp: note: --jit-profile: the jitdump file could not be written or mapped\n";
+    }
+    if (files.map >= 0 || files.jitdump >= 0) jit::set_code_observer(announce);
+    return notes;
+}
+
+}  // namespace benchfp::harness

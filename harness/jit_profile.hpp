@@ -1,0 +1,29 @@
+#pragma once
+// Opt-in JIT symbolization (`benchfp kernel --jit-profile=map,jitdump`, or
+// BENCHFP_JIT_PROFILE): every kernel benchfp builds is announced to
+// /tmp/perf-PID.map (perf report names it) and/or a jitdump file
+// /tmp/jit-PID.dump (`perf record -k 1` then `perf inject --jit` turns it into
+// an ELF per kernel). Off by default: a fleet profiler must not need it, and
+// writing it costs a file per process for its whole life.
+//
+// Files are created with O_CREAT|O_EXCL|O_NOFOLLOW: an existing file (another
+// process of the same pid before, or a symlink planted in /tmp) is never
+// followed nor clobbered; that profile is then off, and the reason is printed.
+// (Xbyak's util::Profiler writes the same perf-map lines but opens the file
+// with fopen("a+"), which follows symlinks and appends to a stranger's file.)
+#include <string>
+
+namespace benchfp::harness {
+
+struct JitProfileChoice {
+    bool map = false, jitdump = false;
+};
+
+// "map", "jitdump", "map,jitdump" or "" (off); throws UsageError on anything else.
+JitProfileChoice parse_jit_profile(const std::string& text);
+
+// Opens the files and installs the observer of jit::Generator::build() for
+// the rest of the process. Returns notes to print (files not written, and why).
+std::string start_jit_profile(const JitProfileChoice& choice);
+
+}  // namespace benchfp::harness

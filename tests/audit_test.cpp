@@ -1,0 +1,122 @@
+// The audit's pieces without a process: /proc parsers, the "anywhere" caller
+// rule, JIT region discovery, what rbp held, the disassembly of culprits,
+// and the JIT profile's refusal to follow or clobber files.
+#include "audit/audit_analysis.hpp"
+#include "audit/disasm.hpp"
+#include "jit_profile.hpp"
+#include "usage_error.hpp"
+#include "perf/process.hpp"
+#include "perf/verdict.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+using namespace benchfp;
+using benchfp::perf::Verdict;
+
+TEST(PerfProcess, ParsesMapsLines) {
+    const auto maps = perf::parse_maps(
+        "55d0c0000000-55d0c0001000 r-xp 00001000 08:01 123 /usr/bin/x\n"
+        "7f0000000000-7f0000010000 r-xp 00000000 00:00 0 \n"
+        "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]\n");
+    ASSERT_EQ(maps.size(), 3u);
+    EXPECT_EQ(maps[0].path, "/usr/bin/x");
+    EXPECT_EQ(maps[0].offset, 0x1000u);
+    EXPECT_FALSE(maps[0].anonymous());
+    EXPECT_TRUE(maps[1].anonymous());
+    EXPECT_TRUE(maps[1].executable());
+    EXPECT_EQ(maps[1].end, 0x7f0000010000u);
+    EXPECT_EQ(maps[2].path, "[stack]");
+    EXPECT_FALSE(maps[2].anonymous());
+}
+
+TEST(PerfProcess, ParsesPerfMapAndSkipsGarbage) {
+    const auto regions = perf::parse_perf_map("7f00 40 jit_kernel_a\nnot a line\n7f40 0 empty\n8000 10 b c\n");
+    ASSERT_EQ(regions.size(), 2u);
+    EXPECT_EQ(regions[0].name, "jit_kernel_a");
+    EXPECT_EQ(regions[0].end, 0x7f40u);
+    EXPECT_EQ(regions[1].name, "b c");
+}
+
+TEST(PerfVerdict, AnywhereFindsTheCallersAboveALibrary) {
+    const perf::ExpectedCallers e{{"bar", "foo", "main"}, "", true};
+    const std::vector<std::string> through_library = {"dnnl::execute", "bar", "foo", "main", "__libc_start_call_main"};
+    const std::vector<std::string> bar_lost = {"dnnl::execute", "foo", "main"};
+    const std::vector<std::string> garbage = {"[unknown]"};
+    const std::vector<std::string> out_of_order = {"foo", "bar", "main"};
+    EXPECT_EQ(perf::classify_callers(through_library, e), Verdict::full);
+    EXPECT_EQ(perf::classify_callers(bar_lost, e), Verdict::skipped_caller);
+    EXPECT_EQ(perf::classify_callers(garbage, e), Verdict::broken);
+    EXPECT_EQ(perf::classify_callers(out_of_order, e), Verdict::broken);
+}
+
+TEST(AuditRegions, AnonymousExecutableMappingsAndPerfMapNamesFirst) {
+    const auto maps = perf::parse_maps("1000-2000 r-xp 0 00:00 0 \n3000-4000 rw-p 0 00:00 0 \n5000-6000 r-xp 0 08:01 7 /lib/x.so\n");
+    perf::MmapRecord anon{1, 1, 0x8000, 0x1000, 0, PROT_READ | PROT_EXEC, "//anon"};
+    perf::MmapRecord file{1, 1, 0x9000, 0x1000, 0, PROT_READ | PROT_EXEC, "/lib/y.so"};
+    const auto regions = harness::find_jit_regions(maps, {anon, file}, {{"named", 0x1100, 0x1200}});
+    ASSERT_EQ(regions.size(), 3u);
+    EXPECT_EQ(regions[0].code.region.name, "named");
+    EXPECT_EQ(regions[1].code.region.begin, 0x1000u);
+    EXPECT_EQ(regions[1].origin, "maps");
+    EXPECT_EQ(regions[2].code.region.begin, 0x8000u);
+    EXPECT_EQ(regions[2].origin, "mmap2");
+}
+
+TEST(AuditRegions, ClassifiesWhatRbpHeld) {
+    const auto maps = perf::parse_maps("400000-401000 r-xp 0 00:00 0 \n10000000-10100000 rw-p 0 00:00 0 [heap]\n"
+                                       "7ff000000000-7ff000100000 rw-p 0 00:00 0 [stack]\n");
+    const auto regions = harness::find_jit_regions(maps, {}, {});
+    const uint64_t sp = 0x7ff000080000;
+    auto rbp = [&](uint64_t v) { return harness::classify_rbp({v, sp, 0x400000}, maps, regions); };
+    EXPECT_EQ(rbp(0), "zero");
+    EXPECT_EQ(rbp(42), "small integer");
+    EXPECT_EQ(rbp(0x400800), "JIT code address");
+    EXPECT_EQ(rbp(0x10000040), "heap or anonymous pointer");
+    EXPECT_EQ(rbp(sp + 0x40), "stack address above rsp (another frame or its data)");
+    EXPECT_EQ(rbp(sp - 0x40), "stack address below rsp (dead data)");
+    EXPECT_EQ(rbp(0x3f800000deadbeef), "not an address (data)");
+}
+
+TEST(AuditDisasm, FindsFramelessWindowsAndRbpWrites) {
+    // push rbp; mov rbp, rsp; mov rbp, rdi; nop; pop rbp; ret
+    const harness::CodeBytes code{0x1000, {0x55, 0x48, 0x89, 0xe5, 0x48, 0x89, 0xfd, 0x90, 0x5d, 0xc3}};
+    const auto windows = harness::frameless_windows(code);
+    ASSERT_EQ(windows.size(), 2u);
+    EXPECT_EQ(windows[0], std::make_pair(uint64_t{0x1000}, uint64_t{0x1004}));
+    EXPECT_EQ(windows[1], std::make_pair(uint64_t{0x1009}, uint64_t{0x100a}));
+    EXPECT_EQ(harness::instruction_at(code, 0x1004), "mov rbp, rdi");
+    EXPECT_EQ(harness::instruction_at(code, 0x2000), "(code not readable)");
+    const auto writes = harness::rbp_writes(code);
+    ASSERT_GE(writes.size(), 3u);  // mov rbp, rsp; mov rbp, rdi; pop rbp
+    EXPECT_EQ(writes[1].instruction, "mov rbp, rdi");
+}
+
+TEST(JitProfile, ParsesItsListAndRejectsTheRest) {
+    const auto both = harness::parse_jit_profile("map,jitdump");
+    EXPECT_TRUE(both.map);
+    EXPECT_TRUE(both.jitdump);
+    EXPECT_FALSE(harness::parse_jit_profile("").map);
+    EXPECT_THROW(harness::parse_jit_profile("map,vtune"), harness::UsageError);
+}
+
+TEST(JitProfile, NeverFollowsNorClobbersAnExistingFile) {
+    // A symlink planted where this process's perf map would go: it must be left alone.
+    const std::string path = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+    const std::string target = path + ".target";
+    std::ofstream(target) << "precious\n";
+    std::filesystem::remove(path);
+    std::filesystem::create_symlink(target, path);
+    const std::string notes = harness::start_jit_profile({true, false});
+    EXPECT_NE(notes.find("not writing " + path), std::string::npos) << notes;
+    std::ifstream in(target);
+    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(content, "precious\n");
+    std::filesystem::remove(path);
+    std::filesystem::remove(target);
+}
