@@ -83,7 +83,8 @@ std::vector<report::RunResults> read_by_machine(const std::vector<std::string>& 
 // Where a machine's baseline is read from (or recorded to).
 std::string baseline_file(const JudgeOptions& o, const report::Fingerprint& machine) {
     if (!o.baseline.empty()) return o.baseline;
-    const std::string dir = o.update_baseline && !fs::exists(o.baselines_dir) && fs::exists(BENCHFP_SOURCE_DIR)
+    std::error_code ec;
+    const std::string dir = o.update_baseline && !fs::exists(o.baselines_dir, ec) && fs::exists(BENCHFP_SOURCE_DIR, ec)
                                 ? (fs::path(BENCHFP_SOURCE_DIR) / o.baselines_dir).string()
                                 : o.baselines_dir;
     return report::baseline_path(o.update_baseline ? dir : find_stored(dir, "--baselines"), machine, o.suite);
@@ -117,7 +118,8 @@ public:
         }
         // No folder for an unknown machine: its times could never be judged against one.
         const std::string path = where(current.fingerprint);
-        if (!current.fingerprint.known() || !fs::exists(path)) return std::nullopt;
+        std::error_code ec;
+        if (!current.fingerprint.known() || !fs::exists(path, ec)) return std::nullopt;
         return report::read_baseline(path);
     }
 
@@ -184,6 +186,10 @@ int run_judge(const JudgeOptions& o) {
         return judge(o);
     } catch (const report::InputError& e) {
         std::cerr << "benchfp: " << e.what() << '\n';
+        return 2;
+    } catch (const std::exception& e) {
+        // Every reader checks its input, so this is a bug; still an exit status, never an abort.
+        std::cerr << "benchfp: judge: unexpected error (please report): " << e.what() << '\n';
         return 2;
     }
 }
