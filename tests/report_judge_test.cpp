@@ -323,7 +323,7 @@ TEST(Judge, AReportHasASectionPerMachine) {
     EXPECT_NE(md.find("## Machine: CPU A, avx2, 2 cores"), std::string::npos) << md;
     EXPECT_NE(md.find("## Machine: CPU B, avx512, 8 cores"), std::string::npos) << md;
     EXPECT_NE(md.find("no baseline for this machine (CPU B, avx512, 8 cores"), std::string::npos) << md;
-    EXPECT_NE(md.find("1.2.3"), std::string::npos) << md;  // the build
+    EXPECT_NE(md.find("*Judged by:* version 1.2.3"), std::string::npos) << md;  // the build
     const nlohmann::json json = render_json(report);
     ASSERT_EQ(json["machines"].size(), 2u);
     EXPECT_EQ(json["machines"][1]["baseline"], nullptr);

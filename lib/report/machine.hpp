@@ -14,12 +14,17 @@
 
 #include <map>
 #include <string>
+#include <utility>
 
 namespace benchfp::report {
 
 inline const std::string unknown = "unknown";
 
 struct Fingerprint {
+    Fingerprint() = default;
+    Fingerprint(std::string cpu_model, std::string isa_name, int core_count)  // the identity
+        : cpu(std::move(cpu_model)), isa(std::move(isa_name)), cores(core_count) {}
+
     std::string cpu = unknown;  // CPU model ("model name" of /proc/cpuinfo)
     std::string isa = unknown;  // highest ISA of lib/jit on this host ("none" below sse41)
     int cores = 0;              // online CPUs; 0: unknown

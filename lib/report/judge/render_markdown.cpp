@@ -67,6 +67,15 @@ const char* meaning =
     "that all benchmark results remained invariant between builds). In-run ratios (one variant over another, "
     "measured side by side) are compared with their stored values and with their absolute limits.";
 
+// {"version": "0.5.0", "compiler": "GNU 12.2.0", ...} -> "version 0.5.0, compiler GNU 12.2.0, ..."
+std::string build_text(const nlohmann::json& build) {
+    if (!build.is_object()) return "(build not given)";
+    std::string text;
+    for (const auto& [key, value] : build.items())
+        text += (text.empty() ? "" : ", ") + key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
+    return text;
+}
+
 void benchmark_table(std::ostringstream& md, const Judgement& j) {
     md << "| ID | time ratio | memory ratio |\n|----|------------|--------------|\n";
     std::map<std::string, std::pair<const Row*, const Row*>> by_benchmark;
@@ -120,7 +129,7 @@ std::string render_markdown(const Report& report) {
     md << "# benchfp regression gate\n\n## Job properties\n\n"
        << "*Commit:* " << (c.commit.empty() ? "(not given)" : c.commit) << "\n\n";
     if (!c.baseline_label.empty()) md << "*Baseline label:* " << c.baseline_label << "\n\n";
-    md << "*Date:* " << c.date << "\n\n*Judged by:* " << (c.build.is_null() ? "(build not given)" : c.build.dump())
+    md << "*Date:* " << c.date << "\n\n*Judged by:* " << build_text(c.build)
        << "\n\n*Machines:* " << report.machines.size() << "\n\n*Verdict:* "
        << (report.failed() ? "**FAILED** :x:" : "passed") << " (" << report.regressions() << " regressions, "
        << report.improvements() << " improvements)\n\n## Results\n\n" << meaning << "\n\n";
