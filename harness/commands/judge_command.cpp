@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <system_error>
 
 namespace benchfp::harness {
@@ -46,11 +47,16 @@ std::string today() {
 
 // A stored file or folder named relative to the working directory, else to the
 // source tree (as batch files are found), so build/benchfp judges from anywhere.
-std::string find_stored(const std::string& name, const std::string& option) {
+std::optional<std::string> stored(const std::string& name) {
     std::error_code ec;
     if (fs::path(name).is_absolute() || fs::exists(name, ec)) return name;
     const fs::path in_tree = fs::path(BENCHFP_SOURCE_DIR) / name;
     if (fs::exists(in_tree, ec)) return in_tree.string();
+    return std::nullopt;
+}
+
+std::string find_stored(const std::string& name, const std::string& option) {
+    if (const auto path = stored(name)) return *path;
     throw report::InputError(name + ": cannot open: not found here or in the source tree " +
                              std::string(BENCHFP_SOURCE_DIR) + " (pass " + option + "=PATH)");
 }
@@ -80,14 +86,13 @@ std::vector<report::RunResults> read_by_machine(const std::vector<std::string>& 
     return machines;
 }
 
-// Where a machine's baseline is read from (or recorded to).
+// Where a machine's baseline is read from (or recorded to: into the folder
+// found as for reading, else the one given, created).
 std::string baseline_file(const JudgeOptions& o, const report::Fingerprint& machine) {
     if (!o.baseline.empty()) return o.baseline;
-    std::error_code ec;
-    const std::string dir = o.update_baseline && !fs::exists(o.baselines_dir, ec) && fs::exists(BENCHFP_SOURCE_DIR, ec)
-                                ? (fs::path(BENCHFP_SOURCE_DIR) / o.baselines_dir).string()
-                                : o.baselines_dir;
-    return report::baseline_path(o.update_baseline ? dir : find_stored(dir, "--baselines"), machine, o.suite);
+    const std::string dir = o.update_baseline ? stored(o.baselines_dir).value_or(o.baselines_dir)
+                                              : find_stored(o.baselines_dir, "--baselines");
+    return report::baseline_path(dir, machine, o.suite);
 }
 
 // The baseline each machine is judged against: one given file (--baseline),
