@@ -29,8 +29,10 @@ int Report::improvements() const {
 
 std::string machine_line(const MachineJudgement& m) {
     const Fingerprint& here = m.current.fingerprint;
-    if (!m.baseline) return here.describe() + ": no baseline for this machine (" + here.describe() + ", would be " +
-                            m.baseline_path + "): only the absolute limits are judged";
+    if (!m.baseline)
+        return "no baseline for this machine (" + here.describe() + "; " +
+               (here.known() ? "it would be " + m.baseline_path : "an unknown machine has none") +
+               "): only the absolute limits are judged";
     if (m.judgement.same_machine) return here.describe() + " (same as the baseline's: absolute times are judged)";
     return here.describe() + " (" + (here.known() ? "differs from" : "unknown, not matched with") + " the baseline's " +
            m.baseline->fingerprint.describe() + ": absolute times are reported, not judged)";
