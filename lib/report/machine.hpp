@@ -49,7 +49,9 @@ bool same_machine(const Fingerprint& a, const Fingerprint& b);
 // This machine. lib/report does not detect ISAs: the caller passes lib/jit's
 // name of jit::host_isa() ("none" when below every ISA).
 Fingerprint this_machine(const std::string& isa);
-// The CPU model from /proc/cpuinfo ("unknown" where there is none).
+// The CPU model from /proc/cpuinfo ("unknown" where there is none). Public only
+// while harness/kernel/host_info.cpp builds its own host JSON; once it uses
+// to_json(this_machine(isa)), this belongs in machine.cpp.
 std::string cpu_model();
 
 // {"cpu", "isa", "cores", and host, mhz, caches where known}: the "fingerprint"
