@@ -213,9 +213,9 @@ int main(int argc, char** argv) {
         }
     // The machine fingerprint the judge compares with the baseline's.
     const auto isa = benchfp::jit::host_isa();
-    benchmark::AddCustomContext("benchfp_cpu", benchfp::report::cpu_model());
-    benchmark::AddCustomContext("benchfp_isa", isa ? benchfp::jit::to_string(*isa) : "none");
-    benchmark::AddCustomContext("benchfp_cores", std::to_string(sysconf(_SC_NPROCESSORS_ONLN)));
+    const auto machine = benchfp::report::this_machine(isa ? benchfp::jit::to_string(*isa) : "none");
+    for (const auto& [key, value] : benchfp::report::google_benchmark_context(machine))
+        benchmark::AddCustomContext(key, value);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
     benchmark::RunSpecifiedBenchmarks();

@@ -1,6 +1,7 @@
 // End to end: the benchfp binary as users and CI run it, under real perf_event_open.
 // Where the kernel refuses perf_event_open the sampled checks skip with the reason,
 // unless BENCHFP_REQUIRE_PERF=1 (CI), where that is a failure.
+#include "cli_support.hpp"
 #include "jit/isa.hpp"
 
 #include <gtest/gtest.h>
@@ -20,28 +21,6 @@ using benchfp::jit::Isa;
 
 namespace {
 
-struct CommandRun {
-    int status = -1;
-    std::string output;  // stdout and stderr
-};
-
-// Runs a shell command from the source tree, capturing stdout and stderr.
-CommandRun run_shell(const std::string& command) {
-    CommandRun run;
-    FILE* pipe = popen((std::string("cd ") + BENCHFP_SOURCE_DIR + " && " + command + " 2>&1").c_str(), "r");
-    if (!pipe) return run;
-    std::array<char, 4096> buffer;
-    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.output.append(buffer.data(), n);
-    const int status = pclose(pipe);
-    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return run;
-}
-
-// Runs benchfp; `env` is prepended as shell assignments.
-CommandRun run_benchfp(const std::string& args, const std::string& env = "") {
-    return run_shell(env + " " + BENCHFP_BIN + " " + args);
-}
-
 bool perf_required() {
     const char* value = std::getenv("BENCHFP_REQUIRE_PERF");
     return value && std::string(value) == "1";
@@ -56,12 +35,6 @@ bool perf_unavailable(const CommandRun& run) {
         if (perf_required()) FAIL() << "BENCHFP_REQUIRE_PERF=1 but sampling is unavailable:\n" << (run).output; \
         GTEST_SKIP() << "sampling unavailable here:\n" << (run).output;                                 \
     }
-
-void expect_usage_error(const std::string& args, const std::string& token, const std::string& env = "") {
-    const CommandRun run = run_benchfp(args, env);
-    EXPECT_EQ(run.status, 2) << run.output;
-    EXPECT_NE(run.output.find(token), std::string::npos) << "message should name " << token << ":\n" << run.output;
-}
 
 // Runs a command that samples; checks its status and that the output holds each of `wanted`.
 void expect_sampled_run(const std::string& args, int status, std::initializer_list<const char*> wanted) {
@@ -374,7 +347,7 @@ TEST(CliBadInput, ConflictingSamplingOptions) {
 TEST(CliJudge, CorruptBaselineIsBadInputNeverAPass) {
     const auto path = std::filesystem::temp_directory_path() / ("benchfp_corrupt_" + std::to_string(getpid()) + ".json");
     std::ofstream(path) << "{\"schema\": \"benchfp.baseline/1\", \"benchm";
-    expect_usage_error("judge --current=results/baselines/alloc.json --baseline=" + path.string() +
+    expect_usage_error("judge --current=results/baselines/amd-epyc-avx512-2cores/alloc.json --baseline=" + path.string() +
                            " --report=/tmp/benchfp_judge_report",
                        path.string() + ": baseline is not valid JSON");
     std::filesystem::remove(path);
@@ -383,7 +356,7 @@ TEST(CliJudge, CorruptBaselineIsBadInputNeverAPass) {
 TEST(CliJudge, ASlowerBenchmarkFailsTheGateWithItsRowMarked) {
     // A current run made from the stored baseline (Google Benchmark's format), with
     // one benchmark 30% slower: the time row of that benchmark must be :x:.
-    const auto doc = nlohmann::json::parse(std::ifstream(std::string(BENCHFP_SOURCE_DIR) + "/results/baselines/alloc.json"));
+    const auto doc = nlohmann::json::parse(std::ifstream(std::string(BENCHFP_SOURCE_DIR) + "/results/baselines/amd-epyc-avx512-2cores/alloc.json"));
     nlohmann::json current = {{"context", {{"benchfp_cpu", doc["fingerprint"]["cpu"]},
                                            {"benchfp_isa", doc["fingerprint"]["isa"]},
                                            {"benchfp_cores", std::to_string(doc["fingerprint"]["cores"].get<int>())}}},

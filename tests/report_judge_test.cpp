@@ -48,11 +48,11 @@ TEST(Judge, VerdictsByTolerance) {
     const RunResults base = run({{"g/a", 100}, {"g/b", 100}, {"g/c", 100}, {"g/d", 100}});
     const RunResults cur = run({{"g/a", 106}, {"g/b", 94}, {"g/c", 104}, {"g/d", 96}});
     const Judgement j = judge(cur, base, Tolerances{});
-    EXPECT_EQ(row(j, "g/a", "time").verdict, Verdict::regression);   // 1.06 - 0.05 > 1
-    EXPECT_EQ(row(j, "g/b", "time").verdict, Verdict::improvement);  // 0.94 + 0.05 < 1
-    EXPECT_EQ(row(j, "g/c", "time").verdict, Verdict::invariant);
-    EXPECT_EQ(row(j, "g/d", "time").verdict, Verdict::invariant);
-    EXPECT_EQ(row(j, "g/a", "memory").verdict, Verdict::invariant);
+    EXPECT_EQ(row(j, "g/a", "time").verdict, RowVerdict::regression);   // 1.06 - 0.05 > 1
+    EXPECT_EQ(row(j, "g/b", "time").verdict, RowVerdict::improvement);  // 0.94 + 0.05 < 1
+    EXPECT_EQ(row(j, "g/c", "time").verdict, RowVerdict::invariant);
+    EXPECT_EQ(row(j, "g/d", "time").verdict, RowVerdict::invariant);
+    EXPECT_EQ(row(j, "g/a", "memory").verdict, RowVerdict::invariant);
     EXPECT_TRUE(j.failed());
     EXPECT_EQ(j.regressions, 1);
     EXPECT_EQ(j.improvements, 1);
@@ -62,27 +62,27 @@ TEST(Judge, GroupToleranceOverridesTheDefault) {
     Tolerances t;
     t.time_by_group["noisy"] = 0.25;
     const Judgement j = judge(run({{"noisy/a", 120}, {"calm/a", 120}}), run({{"noisy/a", 100}, {"calm/a", 100}}), t);
-    EXPECT_EQ(row(j, "noisy/a", "time").verdict, Verdict::invariant);
-    EXPECT_EQ(row(j, "calm/a", "time").verdict, Verdict::regression);
+    EXPECT_EQ(row(j, "noisy/a", "time").verdict, RowVerdict::invariant);
+    EXPECT_EQ(row(j, "calm/a", "time").verdict, RowVerdict::regression);
 }
 
 TEST(Judge, NanIsInvalidAndFails) {
     const Judgement j = judge(run({{"g/a", NAN}}), run({{"g/a", 100}}), Tolerances{});
-    EXPECT_EQ(row(j, "g/a", "time").verdict, Verdict::invalid);
+    EXPECT_EQ(row(j, "g/a", "time").verdict, RowVerdict::invalid);
     EXPECT_TRUE(j.failed());
 }
 
 TEST(Judge, MissingFailsAndNewIsReported) {
     const Judgement j = judge(run({{"g/new", 100}}), run({{"g/gone", 100}}), Tolerances{});
-    EXPECT_EQ(row(j, "g/gone", "time").verdict, Verdict::missing);
-    EXPECT_EQ(row(j, "g/new", "time").verdict, Verdict::added);
+    EXPECT_EQ(row(j, "g/gone", "time").verdict, RowVerdict::missing);
+    EXPECT_EQ(row(j, "g/new", "time").verdict, RowVerdict::added);
     EXPECT_TRUE(j.failed());
 }
 
 TEST(Judge, OtherMachinesTimesAreReportedNotJudged) {
     const Judgement j = judge(run({{"g/a", 300}}, {}, {"other", "avx2", 8}), run({{"g/a", 100}}), Tolerances{});
     EXPECT_FALSE(j.same_machine);
-    EXPECT_EQ(row(j, "g/a", "time").verdict, Verdict::not_judged);
+    EXPECT_EQ(row(j, "g/a", "time").verdict, RowVerdict::not_judged);
     EXPECT_FALSE(j.failed());
 }
 
@@ -95,30 +95,30 @@ TEST(Judge, InRunRatiosGateEverywhereWithLimits) {
     RunResults base = run({{"g/off", 100}, {"g/compiled_out", 100}}, {{"g: hook off / compiled out", 1.03}});
     const Judgement j = judge(cur, base, t);
     const Row& r = row(j, "g: hook off / compiled out", "ratio");
-    EXPECT_EQ(r.verdict, Verdict::regression);  // same as stored, but over the absolute limit
+    EXPECT_EQ(r.verdict, RowVerdict::regression);  // same as stored, but over the absolute limit
     EXPECT_NE(r.note.find("limit"), std::string::npos);
     // A rule's own tolerance replaces the default against the stored value.
     t.ratio_rules = {{"hook off / compiled out", "off", "compiled_out", 0, {}, 0.2}};
     RunResults drifted = base;
     drifted.ratios["g: hook off / compiled out"] = 1.03 * 1.15;
-    EXPECT_EQ(row(judge(drifted, base, t), "g: hook off / compiled out", "ratio").verdict, Verdict::invariant);
+    EXPECT_EQ(row(judge(drifted, base, t), "g: hook off / compiled out", "ratio").verdict, RowVerdict::invariant);
     t.ratio_rules[0].tolerance = 0;
-    EXPECT_EQ(row(judge(drifted, base, t), "g: hook off / compiled out", "ratio").verdict, Verdict::regression);
+    EXPECT_EQ(row(judge(drifted, base, t), "g: hook off / compiled out", "ratio").verdict, RowVerdict::regression);
 }
 
 TEST(Judge, ReportsShowOnlySignificantRowsAndTheMeaning) {
     const RunResults base = run({{"g/a", 100}, {"g/b", 100}});
     const RunResults cur = run({{"g/a", 150}, {"g/b", 100}});
     const Judgement j = judge(cur, base, Tolerances{});
-    const ReportContext c{"abc123", "main", "today", "cur.json", "base.json"};
-    const std::string md = render_markdown(j, cur, base, c);
+    const Report report{{"abc123", "main", "today", {{"version", "test"}}}, {{cur, base, "base.json", j}}};
+    const std::string md = render_markdown(report);
     EXPECT_NE(md.find("| `g/a` | 1.500 (5%) :x:"), std::string::npos) << md;
     EXPECT_EQ(md.find("`g/b`"), std::string::npos) << md;
     EXPECT_NE(md.find("A ratio greater than `1.0` denotes a possible regression"), std::string::npos);
     EXPECT_NE(md.find("*Commit:* abc123"), std::string::npos);
-    const std::string html = render_html(j, cur, base, c);
+    const std::string html = render_html(report);
     EXPECT_NE(html.find("<svg"), std::string::npos);
-    EXPECT_EQ(render_json(j, cur, base, c)["failed"], true);
+    EXPECT_EQ(render_json(report)["failed"], true);
 }
 
 TEST(Judge, BaselineRoundTrips) {
@@ -193,14 +193,14 @@ TEST(Judge, ReportedOnlyVariantsNeverRegress) {
     cur.benchmarks["g/glibc"].bytes_per_iteration = 2000;
     const RunResults base = run({{"g/glibc", 100}, {"g/off", 100}, {"unsteady/off", 100}});
     const Judgement j = judge(cur, base, t);
-    EXPECT_EQ(row(j, "g/glibc", "time").verdict, Verdict::not_judged);
-    EXPECT_EQ(row(j, "unsteady/off", "time").verdict, Verdict::not_judged);  // a whole group, ratios too
+    EXPECT_EQ(row(j, "g/glibc", "time").verdict, RowVerdict::not_judged);
+    EXPECT_EQ(row(j, "unsteady/off", "time").verdict, RowVerdict::not_judged);  // a whole group, ratios too
     RunResults cur_ratios = cur, base_ratios = base;
     cur_ratios.ratios["unsteady: off / co"] = 2.0;
     base_ratios.ratios["unsteady: off / co"] = 1.0;
-    EXPECT_EQ(row(judge(cur_ratios, base_ratios, t), "unsteady: off / co", "ratio").verdict, Verdict::not_judged);
-    EXPECT_EQ(row(j, "g/glibc", "memory").verdict, Verdict::not_judged);
-    EXPECT_EQ(row(j, "g/off", "time").verdict, Verdict::regression);
+    EXPECT_EQ(row(judge(cur_ratios, base_ratios, t), "unsteady: off / co", "ratio").verdict, RowVerdict::not_judged);
+    EXPECT_EQ(row(j, "g/glibc", "memory").verdict, RowVerdict::not_judged);
+    EXPECT_EQ(row(j, "g/off", "time").verdict, RowVerdict::regression);
     EXPECT_TRUE(j.failed());
 }
 
@@ -228,4 +228,117 @@ TEST(Judge, ReadsBenchfpPerfResults) {
         "{\"benchfp\": {\"schema\": \"benchfp.results/1\"}, \"host\": {\"cpu\": \"c\", \"isa\": \"avx2\", \"cores\": 2}, \"cases\": []}");
     EXPECT_THROW(read_run(empty), InputError);
     std::filesystem::remove(empty);
+}
+
+// A plain Google Benchmark file: the machine is what its own context says, and
+// without benchfp's keys the CPU model and ISA are unknown -- never a match,
+// not even with itself.
+TEST(Judge, GoogleBenchmarkContextIsTheFingerprintAndUnknownNeverMatches) {
+    const std::string path = write_temp("plain.json",
+        "{\"context\": {\"host_name\": \"runner-7\", \"num_cpus\": 4, \"mhz_per_cpu\": 2450, \"library_build_type\": \"debug\", "
+        "\"caches\": [{\"type\": \"Data\", \"level\": 1, \"size\": 32768, \"num_sharing\": 1}, "
+        "{\"type\": \"Unified\", \"level\": 2, \"size\": 1048576, \"num_sharing\": 2}]}, "
+        "\"benchmarks\": [{\"name\": \"g/a\", \"run_type\": \"iteration\", \"real_time\": 2, \"time_unit\": \"us\"}]}");
+    const RunResults r = read_run(path);
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.fingerprint.cpu, "unknown");
+    EXPECT_EQ(r.fingerprint.cores, 4);
+    EXPECT_EQ(r.fingerprint.host, "runner-7");
+    EXPECT_EQ(r.fingerprint.describe(), "unknown, unknown, 4 cores, host runner-7, 2450 MHz, L1d 32 KiB, L2 1 MiB, "
+                                        "Google Benchmark built debug");
+    EXPECT_FALSE(same_machine(r.fingerprint, r.fingerprint));
+    RunResults slower = r;
+    slower.benchmarks["g/a"].min_ns *= 2;
+    const Judgement j = judge(slower, r, Tolerances{});
+    EXPECT_FALSE(j.same_machine);
+    EXPECT_EQ(row(j, "g/a", "time").verdict, RowVerdict::not_judged);
+}
+
+// --benchmark_report_aggregates_only=true: no iterations, only aggregates. The
+// judge takes min where the suite computes it, else the median, else the mean.
+TEST(Judge, ReadsAggregatesOnlyFiles) {
+    const auto aggregate = [](const std::string& name, const std::string& which, double ns) {
+        return "{\"name\": \"" + name + "_" + which + "\", \"run_name\": \"" + name +
+               "\", \"run_type\": \"aggregate\", \"aggregate_name\": \"" + which +
+               "\", \"repetitions\": 5, \"real_time\": " + std::to_string(ns) + ", \"time_unit\": \"ns\"}";
+    };
+    const std::string path = write_temp("aggregates.json",
+        "{\"benchmarks\": [" + aggregate("g/a", "mean", 12) + ", " + aggregate("g/a", "median", 11) + ", " +
+        aggregate("g/a", "stddev", 1) + ", " + aggregate("g/b", "mean", 30) + ", " + aggregate("g/c", "median", 9) +
+        ", " + aggregate("g/c", "min", 7) + "]}");
+    const RunResults r = read_run(path);
+    std::filesystem::remove(path);
+    EXPECT_DOUBLE_EQ(r.benchmarks.at("g/a").min_ns, 11);  // median over mean; stddev is no time
+    EXPECT_DOUBLE_EQ(r.benchmarks.at("g/b").min_ns, 30);  // only a mean
+    EXPECT_DOUBLE_EQ(r.benchmarks.at("g/c").min_ns, 7);   // min first
+    EXPECT_EQ(r.benchmarks.at("g/a").repetitions, 5);
+    EXPECT_NE(r.time_from.find("median"), std::string::npos) << r.time_from;
+    EXPECT_NE(r.time_from.find("aggregates"), std::string::npos) << r.time_from;
+}
+
+// No baseline for the machine: only the absolute limits judge. Times are never
+// red for it; a value a limit needs that the run lacks is never green.
+TEST(Judge, WithoutABaselineOnlyTheLimitsJudge) {
+    Tolerances t;
+    t.ratio_rules = {{"off / co", "off", "compiled_out", 1.02, {}}, {"pool / glibc", "compiled_out", "glibc", 0.5, {"g"}}};
+    t.instruction_limits["hook"] = 2;
+    RunResults cur = run({{"g/off", 110}, {"g/compiled_out", 100}, {"h/off", 100}, {"h/compiled_out", 100}});
+    compute_ratios(cur, t);
+    cur.instructions["other count"] = 5;
+    const Judgement j = judge_limits_only(cur, t);
+    EXPECT_FALSE(j.has_baseline);
+    EXPECT_EQ(row(j, "g/off", "time").verdict, RowVerdict::not_judged);
+    EXPECT_EQ(row(j, "g: off / co", "ratio").verdict, RowVerdict::regression);  // 1.1 over 1.02
+    EXPECT_EQ(row(j, "h: off / co", "ratio").verdict, RowVerdict::invariant);   // within its limit
+    EXPECT_EQ(row(j, "g: pool / glibc", "ratio").verdict, RowVerdict::missing);  // no glibc in group g
+    EXPECT_EQ(row(j, "hook", "instructions").verdict, RowVerdict::missing);
+    EXPECT_EQ(row(j, "other count", "instructions").verdict, RowVerdict::not_judged);
+    RunResults calm = run({{"h/off", 100}, {"h/compiled_out", 100}});
+    compute_ratios(calm, t);
+    EXPECT_FALSE(judge_limits_only(calm, t).failed());
+}
+
+// Runs of several machines stay apart; each machine's baseline has its folder.
+TEST(Judge, RunsOfSeveralMachinesMergePerMachine) {
+    RunResults a1 = run({{"g/x", 100}}, {}, {"CPU A", "avx2", 2}), a2 = run({{"g/x", 90}}, {}, {"CPU A", "avx2", 2});
+    RunResults b = run({{"g/x", 300}}, {}, {"CPU B", "avx512", 8});
+    const std::vector<RunResults> machines = merge_by_machine({a1, b, a2});
+    ASSERT_EQ(machines.size(), 2u);
+    EXPECT_DOUBLE_EQ(machines[0].benchmarks.at("g/x").min_ns, 90);
+    EXPECT_EQ(machines[1].fingerprint.cpu, "CPU B");
+    EXPECT_EQ(baseline_path("results/baselines", machines[1].fingerprint, "alloc"),
+              "results/baselines/cpu-b-avx512-8cores/alloc.json");
+    EXPECT_THROW(merge_runs({a1, b}), InputError);
+}
+
+TEST(Judge, AReportHasASectionPerMachine) {
+    const RunResults base_a = run({{"g/x", 100}}, {}, {"CPU A", "avx2", 2});
+    const RunResults cur_a = run({{"g/x", 100}}, {}, {"CPU A", "avx2", 2});
+    const RunResults cur_b = run({{"g/x", 300}}, {}, {"CPU B", "avx512", 8});
+    const Report report{{"abc", "", "today", {{"version", "1.2.3"}}},
+                        {{cur_a, base_a, "a.json", judge(cur_a, base_a, Tolerances{})},
+                         {cur_b, std::nullopt, "b/alloc.json", judge_limits_only(cur_b, Tolerances{})}}};
+    EXPECT_FALSE(report.failed());
+    const std::string md = render_markdown(report);
+    EXPECT_NE(md.find("## Machine: CPU A, avx2, 2 cores"), std::string::npos) << md;
+    EXPECT_NE(md.find("## Machine: CPU B, avx512, 8 cores"), std::string::npos) << md;
+    EXPECT_NE(md.find("no baseline for this machine (CPU B, avx512, 8 cores"), std::string::npos) << md;
+    EXPECT_NE(md.find("*Judged by:* version 1.2.3"), std::string::npos) << md;  // the build
+    const nlohmann::json json = render_json(report);
+    ASSERT_EQ(json["machines"].size(), 2u);
+    EXPECT_EQ(json["machines"][1]["baseline"], nullptr);
+    EXPECT_EQ(json["build"]["version"], "1.2.3");
+    const std::string html = render_html(report);
+    EXPECT_NE(html.find("CPU B"), std::string::npos);
+}
+
+TEST(Judge, TheFingerprintRoundTripsThroughJson) {
+    Fingerprint f{"AMD EPYC", "avx512", 2};
+    f.host = "h";
+    const nlohmann::json j = to_json(f);
+    const Fingerprint back = fingerprint_from_json(In(j, "f.json", ""));
+    EXPECT_TRUE(same_machine(back, f));
+    EXPECT_EQ(back.host, "h");
+    EXPECT_EQ(f.slug(), "amd-epyc-avx512-2cores");
+    EXPECT_FALSE(Fingerprint{}.known());
 }

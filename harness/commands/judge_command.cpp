@@ -2,27 +2,38 @@
 
 #include "report/file.hpp"
 #include "report/judge.hpp"
+#include "version.hpp"
 
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <optional>
+#include <system_error>
 
 namespace benchfp::harness {
 
+namespace fs = std::filesystem;
+
 void JudgeOptions::add_to(CLI::App& app) {
-    app.add_option("--current", current, "this build's run(s): Google Benchmark JSON (--benchmark_out) or benchfp kernel --mode=perf --json; repeatable")
+    app.add_option("--current", current,
+                   "this build's run(s): Google Benchmark JSON (--benchmark_out) or benchfp kernel --mode=perf --json; "
+                   "repeatable, of one or several machines (each judged against its own baseline)")
         ->required();
     app.add_option("--baseline-runs", baseline_runs,
-                   "the other build's runs (same kinds), judged against instead of --baseline (scripts/vs.sh)");
-    app.add_option("--baseline", baseline, "stored baseline (default results/baselines/alloc.json)");
+                   "the other build's runs (same kinds), judged against instead of a stored baseline (scripts/vs.sh)");
+    app.add_option("--baselines", baselines_dir,
+                   "directory of stored baselines, one folder per machine: <dir>/<machine>/<suite>.json "
+                   "(default results/baselines)");
+    app.add_option("--suite", suite, "the suite's baseline file name in a machine's folder (default alloc)");
+    app.add_option("--baseline", baseline, "one baseline file for every machine, instead of --baselines");
     app.add_option("--tolerances", tolerances, "tolerances and in-run ratio rules (default results/tolerances.json)");
     app.add_option("--instructions", instructions, "callgrind counts of this run: JSON object id -> count");
     app.add_option("--report", report_dir, "directory of report.md, report.json, report.html (default results/report)");
     app.add_option("--commit", commit, "the commit judged, for the report");
     app.add_option("--baseline-label", baseline_label, "what the baseline is, for the report (e.g. main@abc123)");
-    app.add_flag("--update-baseline", update_baseline, "rewrite the baseline from --current instead of judging");
+    app.add_flag("--update-baseline", update_baseline,
+                 "record each machine's baseline from --current (into --baselines, or --baseline) instead of judging");
 }
 
 namespace {
@@ -34,7 +45,32 @@ std::string today() {
     return buffer;
 }
 
-void write(const std::filesystem::path& path, const std::string& text) {
+// A stored file or folder named relative to the working directory, else to the
+// source tree (as batch files are found), so build/benchfp judges from anywhere.
+std::optional<std::string> stored(const std::string& name) {
+    std::error_code ec;
+    if (fs::path(name).is_absolute() || fs::exists(name, ec)) return name;
+    const fs::path in_tree = fs::path(BENCHFP_SOURCE_DIR) / name;
+    if (fs::exists(in_tree, ec)) return in_tree.string();
+    return std::nullopt;
+}
+
+std::string find_stored(const std::string& name, const std::string& option) {
+    if (const auto path = stored(name)) return *path;
+    throw report::InputError(name + ": cannot open: not found here or in the source tree " +
+                             std::string(BENCHFP_SOURCE_DIR) + " (pass " + option + "=PATH)");
+}
+
+void make_directory(const fs::path& dir, const std::string& what) {
+    if (dir.empty()) return;  // the working directory
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec || !fs::is_directory(dir, ec))
+        throw report::InputError(dir.string() + ": cannot create " + what + " directory" +
+                                 (ec ? ": " + ec.message() : ": a file of that name is in the way"));
+}
+
+void write(const fs::path& path, const std::string& text) {
     try {
         report::write_file(path.string(), text);
     } catch (const std::runtime_error& e) {
@@ -42,59 +78,123 @@ void write(const std::filesystem::path& path, const std::string& text) {
     }
 }
 
+std::vector<report::RunResults> read_by_machine(const std::vector<std::string>& paths, const report::Tolerances& t) {
+    std::vector<report::RunResults> runs;
+    for (const std::string& path : paths) runs.push_back(report::read_run(path));
+    std::vector<report::RunResults> machines = report::merge_by_machine(runs);
+    for (report::RunResults& m : machines) report::compute_ratios(m, t);
+    return machines;
+}
+
+// Where a machine's baseline is read from (or recorded to: into the folder
+// found as for reading, else the one given, created).
+std::string baseline_file(const JudgeOptions& o, const report::Fingerprint& machine) {
+    if (!o.baseline.empty()) return o.baseline;
+    const std::string dir = o.update_baseline ? stored(o.baselines_dir).value_or(o.baselines_dir)
+                                              : find_stored(o.baselines_dir, "--baselines");
+    return report::baseline_path(dir, machine, o.suite);
+}
+
+// The baseline each machine is judged against: one given file (--baseline),
+// read first, since a broken baseline is the error to report whatever the run;
+// else the other build's runs of the same machine (or of the only machine
+// there is); else the machine's stored file, when there is one.
+class Baselines {
+public:
+    Baselines(const JudgeOptions& o, const report::Tolerances& t) : o_(o) {
+        if (!o.baseline.empty()) given_ = report::read_baseline(find_stored(o.baseline, "--baseline"));
+        other_build_ = read_by_machine(o.baseline_runs, t);
+    }
+
+    // Where the baseline of `machine` is, for the report: a file, or what stands in for one.
+    std::string where(const report::Fingerprint& machine) const {
+        if (given_) return given_->source;
+        if (!o_.baseline_runs.empty()) return "--baseline-runs";
+        return baseline_file(o_, machine);
+    }
+
+    std::optional<report::RunResults> of(const report::RunResults& current) const {
+        if (given_) return given_;
+        if (!o_.baseline_runs.empty()) {
+            for (const report::RunResults& b : other_build_)
+                if (report::same_machine(b.fingerprint, current.fingerprint)) return b;
+            if (other_build_.size() == 1) return other_build_.front();
+            return std::nullopt;
+        }
+        // No folder for an unknown machine: its times could never be judged against one.
+        const std::string path = where(current.fingerprint);
+        std::error_code ec;
+        if (!current.fingerprint.known() || !fs::exists(path, ec)) return std::nullopt;
+        return report::read_baseline(path);
+    }
+
+private:
+    const JudgeOptions& o_;
+    std::optional<report::RunResults> given_;
+    std::vector<report::RunResults> other_build_;
+};
+
+int record_baselines(const JudgeOptions& o, const std::vector<report::RunResults>& machines) {
+    for (const report::RunResults& m : machines) {
+        if (!m.fingerprint.known())
+            throw report::InputError(m.source + ": the machine is unknown (" + m.fingerprint.describe() +
+                                     "): a baseline needs the CPU model, ISA and cores (benchfp_cpu, benchfp_isa, "
+                                     "benchfp_cores in the Google Benchmark context)");
+        const std::string path = baseline_file(o, m.fingerprint);
+        make_directory(fs::path(path).parent_path(), "baseline");
+        report::write_baseline(path, m, build_info());
+        std::cout << "benchfp: baseline " << path << " recorded from " << m.source << " (" << m.benchmarks.size()
+                  << " benchmarks, " << m.ratios.size() << " ratios; " << m.fingerprint.describe() << ")\n";
+    }
+    return 0;
+}
+
+void write_reports(const std::string& dir, const report::Report& r) {
+    make_directory(dir, "report");
+    const std::string markdown = report::render_markdown(r);
+    write(fs::path(dir) / "report.md", markdown);
+    write(fs::path(dir) / "report.json", report::render_json(r).dump(2) + "\n");
+    write(fs::path(dir) / "report.html", report::render_html(r));
+    std::cout << markdown << "\nbenchfp: report written to " << dir << "/report.{md,json,html}\n";
+}
+
+int judge(const JudgeOptions& o) {
+    const report::Tolerances tolerances = report::read_tolerances(find_stored(o.tolerances, "--tolerances"));
+    const std::optional<Baselines> baselines =
+        o.update_baseline ? std::nullopt : std::optional<Baselines>(std::in_place, o, tolerances);
+    std::vector<report::RunResults> machines = read_by_machine(o.current, tolerances);
+    if (!o.instructions.empty()) {
+        // Callgrind counts are the build's, not a machine's: every machine gets them.
+        const auto counts = report::read_instructions(o.instructions);
+        for (report::RunResults& m : machines) m.instructions.insert(counts.begin(), counts.end());
+    }
+    for (report::RunResults& m : machines) {
+        m.commit = o.commit;
+        if (m.date.empty()) m.date = today();
+    }
+    if (o.update_baseline) return record_baselines(o, machines);
+    report::Report r{{o.commit, o.baseline_label, today(), build_info()}, {}};
+    for (report::RunResults& m : machines) {
+        std::optional<report::RunResults> baseline = baselines->of(m);
+        report::Judgement j = baseline ? report::judge(m, *baseline, tolerances) : report::judge_limits_only(m, tolerances);
+        const std::string where = baselines->where(m.fingerprint);
+        r.machines.push_back({std::move(m), std::move(baseline), where, std::move(j)});
+    }
+    write_reports(o.report_dir, r);
+    return r.failed() ? 1 : 0;
+}
+
 }  // namespace
 
 int run_judge(const JudgeOptions& o) {
     try {
-        const report::Tolerances tolerances = report::read_tolerances(o.tolerances);
-        // The baseline first: a broken baseline is the error to report, whatever the run.
-        auto read_runs = [](const std::vector<std::string>& paths) {
-            std::vector<report::RunResults> runs;
-            for (const std::string& path : paths) runs.push_back(report::read_run(path));
-            return report::merge_runs(runs);
-        };
-        report::RunResults baseline;
-        if (!o.baseline_runs.empty()) {
-            baseline = read_runs(o.baseline_runs);
-            report::compute_ratios(baseline, tolerances);
-        } else if (!o.update_baseline) {
-            baseline = report::read_baseline(o.baseline);
-        }
-        report::RunResults current = read_runs(o.current);
-        report::compute_ratios(current, tolerances);
-        if (!o.instructions.empty()) {
-            std::ifstream file(o.instructions);
-            nlohmann::json counts;
-            try {
-                counts = nlohmann::json::parse(file);
-            } catch (const nlohmann::json::exception& e) {
-                throw report::InputError(o.instructions + ": instruction counts are not valid JSON: " + e.what());
-            }
-            for (const auto& [id, v] : counts.items()) current.instructions[id] = v.get<double>();
-        }
-        current.commit = o.commit;
-        if (current.date.empty()) current.date = today();
-        if (o.update_baseline) {
-            std::filesystem::create_directories(std::filesystem::path(o.baseline).parent_path());
-            report::write_baseline(o.baseline, current);
-            std::cout << "benchfp: baseline " << o.baseline << " rewritten from " << current.source << " ("
-                      << current.benchmarks.size() << " benchmarks, " << current.ratios.size() << " ratios)\n";
-            return 0;
-        }
-        const report::Judgement judgement = report::judge(current, baseline, tolerances);
-        const report::ReportContext context{o.commit, o.baseline_label, today(), current.source,
-                                            o.baseline_runs.empty() ? o.baseline : baseline.source};
-        std::filesystem::create_directories(o.report_dir);
-        const std::string markdown = report::render_markdown(judgement, current, baseline, context);
-        write(std::filesystem::path(o.report_dir) / "report.md", markdown);
-        write(std::filesystem::path(o.report_dir) / "report.json",
-              report::render_json(judgement, current, baseline, context).dump(2) + "\n");
-        write(std::filesystem::path(o.report_dir) / "report.html",
-              report::render_html(judgement, current, baseline, context));
-        std::cout << markdown << "\nbenchfp: report written to " << o.report_dir << "/report.{md,json,html}\n";
-        return judgement.failed() ? 1 : 0;
+        return judge(o);
     } catch (const report::InputError& e) {
         std::cerr << "benchfp: " << e.what() << '\n';
+        return 2;
+    } catch (const std::exception& e) {
+        // Every reader checks its input, so this is a bug; still an exit status, never an abort.
+        std::cerr << "benchfp: judge: unexpected error (please report): " << e.what() << '\n';
         return 2;
     }
 }

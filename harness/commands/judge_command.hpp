@@ -1,8 +1,12 @@
 #pragma once
-// `benchfp judge`: Google Benchmark results against the stored baseline, with
-// the checked-in tolerances; writes the report (Markdown, JSON, HTML). Exit 1 on
-// a regression, 2 on bad input. --update-baseline rewrites the baseline from
-// the results, deliberately, and judges nothing.
+// `benchfp judge`: benchmark results against the stored baseline of the machine
+// they ran on, with the checked-in tolerances; writes one report (Markdown,
+// JSON, HTML) with a section per machine. Exit 1 on a regression, 2 on bad
+// input. --update-baseline records each machine's baseline from the results,
+// deliberately, and judges nothing.
+//
+// Stored files (tolerances, baselines) given as relative paths are found
+// relative to the working directory, then to the source tree, like batch files.
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -11,9 +15,11 @@
 namespace benchfp::harness {
 
 struct JudgeOptions {
-    std::vector<std::string> current;        // one or more runs of this build (min over all)
+    std::vector<std::string> current;        // runs of this build, of one or more machines (min per machine)
     std::vector<std::string> baseline_runs;  // runs of the other build, instead of a stored baseline
-    std::string baseline = "results/baselines/alloc.json";
+    std::string baseline;                    // one baseline file for every machine, instead of baselines_dir
+    std::string baselines_dir = "results/baselines";  // <dir>/<machine slug>/<suite>.json
+    std::string suite = "alloc";
     std::string tolerances = "results/tolerances.json";
     std::string instructions;  // JSON object: id -> instructions per operation
     std::string report_dir = "results/report";

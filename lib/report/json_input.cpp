@@ -1,0 +1,135 @@
+#include "report/json_input.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+namespace benchfp::report {
+
+nlohmann::json parse_json_text(std::string_view text, const std::string& path, const std::string& what) {
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw InputError(path + ": " + what + " is not valid JSON (truncated or corrupt): " + e.what());
+    } catch (const nlohmann::json::exception& e) {  // out_of_range: a number like 1e400
+        throw InputError(path + ": " + what + " holds a value JSON cannot represent here: " + e.what());
+    }
+}
+
+nlohmann::json read_json_file(const std::string& path, const std::string& what) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!std::filesystem::exists(status)) throw InputError(path + ": cannot open " + what + ": no such file");
+    // An ifstream opens a directory without complaint and then reads nothing.
+    if (std::filesystem::is_directory(status)) throw InputError(path + ": cannot open " + what + ": is a directory");
+    std::ifstream file(path, std::ios::binary);
+    std::ostringstream text;
+    if (!file || !(text << file.rdbuf()) || file.bad()) throw InputError(path + ": cannot open " + what + ": unreadable");
+    return parse_json_text(text.str(), path, what);
+}
+
+namespace {
+
+std::string found(const nlohmann::json& v) {
+    std::string text = v.dump();
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    return std::string(v.type_name()) + " " + text;
+}
+
+std::string range_text(Range r) {
+    std::ostringstream out;
+    out << "a number from " << r.lo << " to " << r.hi;
+    return out.str();
+}
+
+}  // namespace
+
+void In::fail(const std::string& problem) const {
+    throw InputError(file_ + ": " + (where_.empty() ? "" : where_ + ": ") + problem);
+}
+
+const In& In::expect_object() const {
+    if (!value_->is_object()) fail("expected an object, found " + found(*value_));
+    return *this;
+}
+
+const In& In::expect_array() const {
+    if (!value_->is_array()) fail("expected a list, found " + found(*value_));
+    return *this;
+}
+
+In In::member(const std::string& key) const { return In(value_->at(key), file_, path_to(key)); }
+
+std::string In::path_to(const std::string& key) const { return where_.empty() ? key : where_ + "." + key; }
+
+bool In::has(const std::string& key) const { return expect_object().value_->contains(key); }
+
+In In::at(const std::string& key) const {
+    if (!has(key)) fail("has no \"" + key + "\"");
+    return member(key);
+}
+
+std::optional<In> In::find(const std::string& key) const {
+    if (!has(key)) return std::nullopt;
+    return member(key);
+}
+
+std::string In::as_string() const {
+    if (!value_->is_string()) fail("expected a string, found " + found(*value_));
+    return value_->get<std::string>();
+}
+
+double In::as_number(Range range) const {
+    if (!value_->is_number()) fail("expected " + range_text(range) + ", found " + found(*value_));
+    const double v = value_->get<double>();
+    const bool zero_allowed = v == 0 && range.lo == 0;
+    if (!(v >= range.lo && v <= range.hi) || (!zero_allowed && !std::isnormal(v)))
+        fail("expected " + range_text(range) + ", found " + found(*value_));
+    return v;
+}
+
+std::string In::string(const std::string& key) const { return at(key).as_string(); }
+
+std::string In::string_or(const std::string& key, std::string fallback) const {
+    const auto v = find(key);
+    return v ? v->as_string() : std::move(fallback);
+}
+
+double In::number(const std::string& key, Range range) const { return at(key).as_number(range); }
+
+double In::number_or(const std::string& key, double fallback, Range range) const {
+    const auto v = find(key);
+    return v ? v->as_number(range) : fallback;
+}
+
+bool In::boolean_or(const std::string& key, bool fallback) const {
+    const auto v = find(key);
+    if (!v) return fallback;
+    if (!v->value_->is_boolean()) v->fail("expected true or false, found " + found(*v->value_));
+    return v->value_->get<bool>();
+}
+
+std::vector<std::string> In::strings_or(const std::string& key) const {
+    std::vector<std::string> out;
+    if (const auto v = find(key))
+        for (const In& e : v->elements()) out.push_back(e.as_string());
+    return out;
+}
+
+std::vector<In> In::elements() const {
+    expect_array();
+    std::vector<In> out;
+    for (size_t i = 0; i < value_->size(); ++i) out.emplace_back((*value_)[i], file_, where_ + "[" + std::to_string(i) + "]");
+    return out;
+}
+
+std::vector<std::pair<std::string, In>> In::members() const {
+    expect_object();
+    std::vector<std::pair<std::string, In>> out;
+    for (const auto& [key, v] : value_->items()) out.emplace_back(key, In(v, file_, path_to(key)));
+    return out;
+}
+
+}  // namespace benchfp::report

@@ -1,0 +1,206 @@
+#include "report/judge/judge.hpp"
+
+#include "report/judge/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace benchfp::report {
+
+const char* to_string(RowVerdict v) {
+    switch (v) {
+    case RowVerdict::regression: return "regression";
+    case RowVerdict::improvement: return "improvement";
+    case RowVerdict::invariant: return "invariant";
+    case RowVerdict::not_judged: return "not judged";
+    case RowVerdict::added: return "new";
+    case RowVerdict::missing: return "missing";
+    case RowVerdict::invalid: return "invalid";
+    }
+    return "?";
+}
+
+bool Judgement::failed() const {
+    return std::any_of(rows.begin(), rows.end(), [](const Row& r) {
+        return r.verdict == RowVerdict::regression || r.verdict == RowVerdict::missing || r.verdict == RowVerdict::invalid;
+    });
+}
+
+namespace {
+
+RowVerdict by_tolerance(double ratio, double tolerance) {
+    if (!std::isfinite(ratio) || ratio <= 0) return RowVerdict::invalid;
+    if (ratio - tolerance > 1) return RowVerdict::regression;
+    if (ratio + tolerance < 1) return RowVerdict::improvement;
+    return RowVerdict::invariant;
+}
+
+double group_tolerance(const std::map<std::string, double>& overrides, const std::string& group, double fallback) {
+    const auto it = overrides.find(group);
+    return it == overrides.end() ? fallback : it->second;
+}
+
+template <typename Map>
+const typename Map::mapped_type* find_in(const Map& map, const std::string& key) {
+    const auto it = map.find(key);
+    return it == map.end() ? nullptr : &it->second;
+}
+
+// A value judged against its baseline and, when it has one, an absolute limit.
+Row judged(const std::string& id, const std::string& kind, const double* current, const double* baseline,
+           double tolerance, double limit) {
+    Row row{id, kind, current ? *current : NAN, baseline ? *baseline : NAN, NAN, tolerance, limit, RowVerdict::invariant, ""};
+    if (!current) {
+        row.verdict = RowVerdict::missing;
+        row.note = "in the baseline, not in this run";
+        return row;
+    }
+    if (baseline) {
+        row.ratio = *current / *baseline;
+        row.verdict = by_tolerance(row.ratio, tolerance);
+    } else {
+        row.verdict = std::isfinite(*current) ? RowVerdict::added : RowVerdict::invalid;
+        row.note = "no baseline";
+    }
+    if (limit > 0 && row.verdict != RowVerdict::invalid && !(*current <= limit)) {
+        row.verdict = RowVerdict::regression;
+        row.note = "over the limit " + fixed(limit);
+    }
+    return row;
+}
+
+template <typename Map>
+std::set<std::string> keys_of(const Map& a, const Map& b) {
+    std::set<std::string> keys;
+    for (const auto& [k, v] : a) keys.insert(k);
+    for (const auto& [k, v] : b) keys.insert(k);
+    return keys;
+}
+
+bool reported_only(const Tolerances& t, const std::string& variant_or_group) {
+    return std::find(t.reported_only.begin(), t.reported_only.end(), variant_or_group) != t.reported_only.end();
+}
+
+void report_without_verdict(Row& row, const std::string& why) {
+    if (row.verdict != RowVerdict::regression && row.verdict != RowVerdict::improvement &&
+        row.verdict != RowVerdict::added)
+        return;
+    row.verdict = RowVerdict::not_judged;
+    row.note = why;
+}
+
+const RatioRule* rule_of(const Tolerances& t, const std::string& id) {
+    const auto rule = std::find_if(t.ratio_rules.begin(), t.ratio_rules.end(), [&](const RatioRule& r) {
+        return id.size() > r.name.size() && id.ends_with(": " + r.name);
+    });
+    return rule == t.ratio_rules.end() ? nullptr : &*rule;
+}
+
+void judge_benchmarks(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
+    for (const std::string& name : keys_of(current.benchmarks, baseline.benchmarks)) {
+        const Measurement* cm = find_in(current.benchmarks, name);
+        const Measurement* bm = find_in(baseline.benchmarks, name);
+        const auto [group, variant] = split_benchmark_name(name);
+        const size_t first_row = j.rows.size();
+        j.rows.push_back(judged(name, "time", cm ? &cm->min_ns : nullptr, bm ? &bm->min_ns : nullptr,
+                                group_tolerance(t.time_by_group, group, t.time), 0));
+        Row& time = j.rows.back();
+        if (cm && bm && !j.same_machine && time.verdict != RowVerdict::invalid) {
+            time.verdict = RowVerdict::not_judged;
+            time.note = "machine differs from the baseline's or is unknown: absolute time reported, not judged";
+        }
+        if (cm && bm && cm->bytes_per_iteration >= 0 && bm->bytes_per_iteration >= 0) {
+            // Equal zero byte counts are equal: ratio 1.
+            const double cb = cm->bytes_per_iteration + 1e-300, bb = bm->bytes_per_iteration + 1e-300;
+            j.rows.push_back(judged(name, "memory", &cb, &bb, group_tolerance(t.memory_by_group, group, t.memory), 0));
+            j.rows.back().current = cm->bytes_per_iteration;
+            j.rows.back().baseline = bm->bytes_per_iteration;
+        }
+        if (reported_only(t, variant) || reported_only(t, group))
+            for (size_t i = first_row; i < j.rows.size(); ++i)
+                report_without_verdict(j.rows[i], "reported, not judged (results/tolerances.json: reported_only)");
+    }
+}
+
+void judge_ratios(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
+    for (const std::string& id : keys_of(current.ratios, baseline.ratios)) {
+        const RatioRule* rule = rule_of(t, id);
+        j.rows.push_back(judged(id, "ratio", find_in(current.ratios, id), find_in(baseline.ratios, id),
+                                rule && rule->tolerance > 0 ? rule->tolerance : t.ratio, rule ? rule->limit : 0));
+        if (reported_only(t, id.substr(0, id.find(": "))))
+            report_without_verdict(j.rows.back(), "reported, not judged (results/tolerances.json: reported_only)");
+    }
+}
+
+void judge_instructions(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
+    for (const std::string& id : keys_of(current.instructions, baseline.instructions)) {
+        const double* limit = find_in(t.instruction_limits, id);
+        j.rows.push_back(judged(id, "instructions", find_in(current.instructions, id),
+                                find_in(baseline.instructions, id), t.instructions, limit ? *limit : 0));
+    }
+}
+
+void count(Judgement& j) {
+    for (const Row& r : j.rows) {
+        j.regressions += r.verdict == RowVerdict::regression;
+        j.improvements += r.verdict == RowVerdict::improvement;
+    }
+}
+
+// What the limits need and the run lacks, with no baseline to say it: a ratio
+// whose rule names its groups, in a group the run has; an instruction limit,
+// when the run has counts at all.
+RunResults expected_by_limits(const RunResults& current, const Tolerances& t) {
+    RunResults expected;
+    std::set<std::string> groups;
+    for (const auto& [name, m] : current.benchmarks) groups.insert(split_benchmark_name(name).first);
+    for (const RatioRule& rule : t.ratio_rules)
+        if (rule.limit > 0)
+            for (const std::string& group : rule.groups)
+                if (groups.count(group)) expected.ratios[group + ": " + rule.name] = rule.limit;
+    if (!current.instructions.empty())
+        for (const auto& [id, limit] : t.instruction_limits) expected.instructions[id] = limit;
+    return expected;
+}
+
+}  // namespace
+
+Judgement judge(const RunResults& current, const RunResults& baseline, const Tolerances& t) {
+    Judgement j;
+    j.same_machine = same_machine(current.fingerprint, baseline.fingerprint);
+    judge_benchmarks(j, current, baseline, t);
+    judge_ratios(j, current, baseline, t);
+    judge_instructions(j, current, baseline, t);
+    count(j);
+    return j;
+}
+
+Judgement judge_limits_only(const RunResults& current, const Tolerances& t) {
+    Judgement j;
+    j.has_baseline = false;
+    const RunResults expected = expected_by_limits(current, t);
+    const RunResults none;
+    judge_benchmarks(j, current, none, t);
+    judge_ratios(j, current, none, t);
+    judge_instructions(j, current, none, t);
+    for (Row& r : j.rows) {
+        if (r.verdict != RowVerdict::added) continue;
+        r.verdict = r.limit > 0 ? RowVerdict::invariant : RowVerdict::not_judged;
+        r.note = r.limit > 0 ? "within its limit (no baseline for this machine)"
+                             : "no baseline for this machine: reported, not judged";
+    }
+    for (const auto& [id, limit] : expected.ratios)
+        if (!current.ratios.count(id)) j.rows.push_back(judged(id, "ratio", nullptr, &limit, t.ratio, limit));
+    for (const auto& [id, limit] : expected.instructions)
+        if (!current.instructions.count(id)) j.rows.push_back(judged(id, "instructions", nullptr, &limit, t.instructions, limit));
+    for (Row& r : j.rows) {
+        if (r.verdict != RowVerdict::missing) continue;
+        r.note = "its limit needs it, and this run does not have it";
+        r.baseline = NAN;  // judged() was handed the limit as the "baseline" that names the row
+    }
+    count(j);
+    return j;
+}
+
+}  // namespace benchfp::report

@@ -1,0 +1,49 @@
+#pragma once
+// The regression gate's judge, nanosoldier-style: one machine's results against
+// its stored baseline, with stated tolerances.
+//
+//   ratio = current / baseline, on the minimum over repetitions (the estimate
+//   least disturbed by load); regression when ratio - tolerance > 1,
+//   improvement when ratio + tolerance < 1, invariant otherwise.
+//
+// Absolute times only gate between machines with the same known fingerprint
+// (report/machine.hpp); elsewhere they are reported, not judged. What gates
+// everywhere: bytes per iteration (deterministic), ratios measured inside one
+// run (hook off / compiled out, pool / glibc, ...) against their stored values
+// and their absolute limits, and callgrind instruction counts.
+//
+// Without a baseline for the machine only the absolute limits gate: never red
+// for lack of a baseline, never green for a value a limit needs that is missing.
+#include "report/judge/model.hpp"
+
+#include <string>
+#include <vector>
+
+namespace benchfp::report {
+
+// The verdict on one row of a judgement (perf::Verdict is a sample's chain).
+enum class RowVerdict { regression, improvement, invariant, not_judged, added, missing, invalid };
+const char* to_string(RowVerdict v);
+
+struct Row {
+    std::string id;    // benchmark, ratio or instruction count
+    std::string kind;  // "time", "memory", "ratio", "instructions"
+    double current = 0, baseline = 0, ratio = 0, tolerance = 0;
+    double limit = 0;  // absolute limit (ratio and instruction rows), 0: none
+    RowVerdict verdict = RowVerdict::invariant;
+    std::string note;
+};
+
+struct Judgement {
+    std::vector<Row> rows;
+    bool same_machine = false;
+    bool has_baseline = true;
+    int regressions = 0, improvements = 0;
+    bool failed() const;  // any regression, missing or invalid row
+};
+
+Judgement judge(const RunResults& current, const RunResults& baseline, const Tolerances& tolerances);
+// No baseline for this machine: the absolute limits only.
+Judgement judge_limits_only(const RunResults& current, const Tolerances& tolerances);
+
+}  // namespace benchfp::report

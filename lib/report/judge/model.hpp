@@ -1,0 +1,65 @@
+#pragma once
+// What the judge works on: one run's results (or a stored baseline: the same
+// model) and the tolerances with the in-run ratio rules.
+#include "report/json_input.hpp"
+#include "report/machine.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace benchfp::report {
+
+struct Measurement {
+    double min_ns = 0;                 // per iteration, minimum over repetitions
+    double bytes_per_iteration = -1;   // < 0: not reported
+    int repetitions = 0;
+    // Time ratios to another variant of the group measured in pairs of chunks
+    // (counter ratio_to_<variant>), one per repetition: by that variant.
+    std::map<std::string, std::vector<double>> paired_ratios;
+};
+
+// One run's results, or a stored baseline (the same model).
+struct RunResults {
+    std::string source;  // file(s) it was read from
+    Fingerprint fingerprint;
+    std::string date, commit;
+    std::string time_from;  // which statistic min_ns holds: "iterations" or Google Benchmark's aggregate used
+    std::map<std::string, Measurement> benchmarks;   // "alloc/structs/compiled_out"
+    std::map<std::string, double> ratios;            // in-run ratios, by id
+    std::map<std::string, double> instructions;      // per operation, by id (callgrind)
+};
+
+// A ratio measured inside one run: numerator variant over denominator variant,
+// for every group that has both; limit: the largest value that passes.
+struct RatioRule {
+    std::string name, numerator, denominator;
+    double limit = 0;  // 0: no absolute limit
+    std::vector<std::string> groups;  // empty: every group
+    double tolerance = 0;             // against the stored ratio; 0: Tolerances::ratio
+};
+
+struct Tolerances {
+    double time = 0.05, memory = 0.01, ratio = 0.05, instructions = 0.01;
+    std::map<std::string, double> time_by_group, memory_by_group;  // overrides
+    // Variants or groups whose own time and memory are reported, not judged:
+    // the peer allocators, whose changes are not this project's (their ratios
+    // to the pool gate), and groups too unsteady on the machine to judge.
+    std::vector<std::string> reported_only;
+    std::vector<RatioRule> ratio_rules;
+    std::map<std::string, double> instruction_limits;  // absolute: per-operation counts, by id
+};
+
+// The ranges every reader checks (a value outside is bad input, exit 2): no
+// stored number can mask every regression (min_ns 1e308) or be a subnormal.
+namespace ranges {
+inline constexpr Range time_ns{1e-6, 1e12};       // 1 fs to 1000 s per iteration
+inline constexpr Range bytes{0, 1e15};
+inline constexpr Range ratio{1e-9, 1e9};
+inline constexpr Range instructions{0, 1e12};
+inline constexpr Range tolerance{0, 100};         // 0% to 10000%
+inline constexpr Range limit{0, 1e12};            // 0: none
+inline constexpr Range repetitions{0, 1e9};
+}  // namespace ranges
+
+}  // namespace benchfp::report

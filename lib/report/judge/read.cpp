@@ -1,0 +1,277 @@
+#include "report/judge/read.hpp"
+
+#include "report/file.hpp"
+#include "report/judge/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+
+namespace benchfp::report {
+
+namespace {
+
+constexpr const char* baseline_schema = "benchfp.baseline/1";
+constexpr const char* tolerances_schema = "benchfp.tolerances/1";
+constexpr const char* results_schema = "benchfp.results/1";
+
+void expect_schema(const In& doc, const std::string& schema) {
+    const std::string found = doc.expect_object().string_or("schema", "");
+    if (found != schema) doc.fail("schema mismatch: expected \"" + schema + "\", found \"" + found + "\"");
+}
+
+double time_in_ns(const In& entry, const char* key) {
+    const std::string unit = entry.string_or("time_unit", "ns");
+    const double scale = unit == "ns" ? 1 : unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : 0;
+    if (scale == 0) entry.at("time_unit").fail("unknown time unit \"" + unit + "\" (known: ns, us, ms, s)");
+    const double ns = entry.number(key, {0, 1e30}) * scale;
+    if (!(ns >= ranges::time_ns.lo && ns <= ranges::time_ns.hi))
+        entry.at(key).fail("a time of " + fixed(ns) + " ns per iteration is out of range");
+    return ns;
+}
+
+void add_time(Measurement& m, double ns, int repetitions) {
+    m.min_ns = m.repetitions ? std::min(m.min_ns, ns) : ns;
+    m.repetitions += repetitions;
+}
+
+// One entry of Google Benchmark's "benchmarks" list, checked.
+struct Entry {
+    std::string name, aggregate;  // aggregate: "" for an iteration
+    double ns = 0, bytes = -1;
+    int repetitions = 1;
+    std::map<std::string, double> paired;  // ratio_to_<variant>
+};
+
+std::optional<Entry> entry_of(const In& b) {
+    b.expect_object();
+    const std::string run_type = b.string_or("run_type", "iteration");
+    if (run_type != "iteration" && run_type != "aggregate")
+        b.at("run_type").fail("expected \"iteration\" or \"aggregate\", found \"" + run_type + "\"");
+    if (b.boolean_or("error_occurred", false)) return std::nullopt;  // not run (say, a peer not loadable)
+    Entry e;
+    e.name = b.has("run_name") ? b.string("run_name") : b.string("name");
+    if (e.name.ends_with("/manual_time")) e.name.resize(e.name.size() - 12);  // Google Benchmark's mark of UseManualTime
+    if (run_type == "aggregate") {
+        e.aggregate = b.string("aggregate_name");
+        if (e.aggregate != "min" && e.aggregate != "median" && e.aggregate != "mean") return std::nullopt;  // stddev, cv
+        e.repetitions = static_cast<int>(b.number_or("repetitions", 1, ranges::repetitions));
+    }
+    // A suite that times chunks of iterations says the time of one in ns_per_iteration.
+    e.ns = b.has("ns_per_iteration") ? b.number("ns_per_iteration", ranges::time_ns) : time_in_ns(b, "real_time");
+    e.bytes = b.number_or("bytes_per_iteration", -1, ranges::bytes);
+    for (const auto& [key, value] : b.members())
+        if (key.starts_with("ratio_to_")) e.paired[key.substr(9)] = value.as_number(ranges::ratio);
+    return e;
+}
+
+// Aggregates stand in for a benchmark's iterations only where it has none; of
+// them the minimum, else the median, else the mean (the order of preference).
+int aggregate_rank(const std::string& aggregate) {
+    return aggregate == "min" ? 0 : aggregate == "median" ? 1 : 2;
+}
+
+RunResults google_benchmark_results(const In& doc) {
+    RunResults r;
+    r.source = doc.file();
+    doc.expect_object();
+    if (const auto context = doc.find("context")) {
+        r.fingerprint = fingerprint_from_google_benchmark(*context);
+        r.date = context->string_or("date", "");
+    }
+    std::map<std::string, Entry> best_aggregate;
+    for (const In& b : doc.at("benchmarks").elements()) {
+        const auto e = entry_of(b);
+        if (!e) continue;
+        if (!e->aggregate.empty()) {
+            auto [it, added] = best_aggregate.emplace(e->name, *e);
+            if (!added && aggregate_rank(e->aggregate) < aggregate_rank(it->second.aggregate)) it->second = *e;
+            continue;
+        }
+        Measurement& m = r.benchmarks[e->name];
+        add_time(m, e->ns, 1);
+        if (e->bytes >= 0) m.bytes_per_iteration = e->bytes;
+        for (const auto& [reference, ratio] : e->paired) m.paired_ratios[reference].push_back(ratio);
+    }
+    std::set<std::string> used;
+    for (const auto& [name, e] : best_aggregate) {
+        if (r.benchmarks.count(name)) continue;  // its iterations are in the file
+        Measurement& m = r.benchmarks[name];
+        add_time(m, e.ns, e.repetitions);
+        m.bytes_per_iteration = e.bytes;
+        for (const auto& [reference, ratio] : e.paired) m.paired_ratios[reference].push_back(ratio);
+        used.insert(e.aggregate);
+    }
+    if (r.benchmarks.empty()) doc.fail("no benchmark results in the file (iterations, or min, median or mean aggregates)");
+    r.time_from = used.empty() ? "the minimum over repetitions"
+                               : "Google Benchmark's aggregates (the file holds no iterations): " +
+                                     std::string(used.count("min") ? "min " : "") +
+                                     (used.count("median") ? "median " : "") + (used.count("mean") ? "mean " : "") +
+                                     "per benchmark, preferring min, then median, then mean";
+    return r;
+}
+
+// benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
+// per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>", with
+// its minimum time per call; a case's frame policies are its group's variants.
+RunResults benchfp_results(const In& doc) {
+    expect_schema(doc.at("benchfp"), results_schema);
+    RunResults r;
+    r.source = doc.file();
+    r.time_from = "the minimum time per call of each perf case";
+    r.fingerprint = fingerprint_from_json(doc.at("host"));
+    for (const In& c : doc.at("cases").elements()) {
+        if (c.expect_object().string_or("state", "") != "PASSED" || !c.has("perf")) continue;
+        const In spec = c.at("spec");
+        std::string name = "kernel";
+        for (const char* key : {"kernel", "alg", "isa", "problem", "frame"}) name.append("/").append(spec.string(key));
+        const double ms = c.at("perf").number("min_ms", {ranges::time_ns.lo * 1e-6, ranges::time_ns.hi * 1e-6});
+        add_time(r.benchmarks[name], ms * 1e6, 1);
+    }
+    if (r.benchmarks.empty())
+        doc.fail("no passed perf case in the file (benchfp kernel --mode=perf --json=FILE writes them)");
+    return r;
+}
+
+std::map<std::string, double> numbers_of(const In& object, Range range) {
+    std::map<std::string, double> out;
+    for (const auto& [key, v] : object.members()) out[key] = v.as_number(range);
+    return out;
+}
+
+}  // namespace
+
+RunResults parse_run(const nlohmann::json& doc, const std::string& path) {
+    const In in(doc, path, "");
+    if (doc.is_object() && doc.contains("benchfp")) return benchfp_results(in);
+    return google_benchmark_results(in);
+}
+
+RunResults read_run(const std::string& path) { return parse_run(read_json_file(path, "results"), path); }
+
+RunResults merge_runs(const std::vector<RunResults>& runs) {
+    if (runs.empty()) throw InputError("no results to merge");
+    RunResults merged = runs.front();
+    for (size_t i = 1; i < runs.size(); ++i) {
+        const RunResults& r = runs[i];
+        if (!(r.fingerprint == merged.fingerprint))
+            throw InputError(r.source + ": ran on " + r.fingerprint.describe() + ", not on " +
+                             merged.fingerprint.describe() + " like " + merged.source);
+        merged.source += " " + r.source;
+        if (r.time_from != merged.time_from) merged.time_from += "; " + r.source + ": " + r.time_from;
+        for (const auto& [name, m] : r.benchmarks) {
+            auto [it, added] = merged.benchmarks.emplace(name, m);
+            if (added) continue;
+            it->second.min_ns = std::min(it->second.min_ns, m.min_ns);
+            it->second.repetitions += m.repetitions;
+            for (const auto& [reference, ratios] : m.paired_ratios) {
+                auto& all = it->second.paired_ratios[reference];
+                all.insert(all.end(), ratios.begin(), ratios.end());
+            }
+        }
+    }
+    return merged;
+}
+
+std::vector<RunResults> merge_by_machine(const std::vector<RunResults>& runs) {
+    // Unknown machines merge only with runs of the same host: "unknown" is no identity.
+    const auto key = [](const Fingerprint& f) { return f.known() ? f.slug() : f.slug() + "@" + f.host; };
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<RunResults>> by_machine;
+    for (const RunResults& r : runs) {
+        auto& group = by_machine[key(r.fingerprint)];
+        if (group.empty()) order.push_back(key(r.fingerprint));
+        group.push_back(r);
+    }
+    std::vector<RunResults> merged;
+    for (const std::string& k : order) merged.push_back(merge_runs(by_machine[k]));
+    return merged;
+}
+
+RunResults parse_baseline(const nlohmann::json& doc, const std::string& path) {
+    const In in(doc, path, "");
+    expect_schema(in, baseline_schema);
+    RunResults r;
+    r.source = path;
+    r.time_from = "the stored minimum";
+    r.fingerprint = fingerprint_from_json(in.at("fingerprint"));
+    r.date = in.string_or("date", "");
+    r.commit = in.string_or("commit", "");
+    for (const auto& [name, b] : in.at("benchmarks").members()) {
+        Measurement& m = r.benchmarks[name];
+        m.min_ns = b.number("min_ns", ranges::time_ns);
+        // -1: not reported (what write_baseline stores for a benchmark without bytes).
+        const auto bytes = b.find("bytes_per_iteration");
+        m.bytes_per_iteration = bytes && bytes->json() == -1 ? -1 : b.number_or("bytes_per_iteration", -1, ranges::bytes);
+        const double repetitions = b.number_or("repetitions", 0, ranges::repetitions);
+        if (repetitions != std::floor(repetitions)) b.at("repetitions").fail("expected a whole number");
+        m.repetitions = static_cast<int>(repetitions);
+    }
+    if (r.benchmarks.empty()) in.at("benchmarks").fail("the baseline holds no benchmark");
+    if (const auto ratios = in.find("ratios")) r.ratios = numbers_of(*ratios, ranges::ratio);
+    if (const auto counts = in.find("instructions")) r.instructions = numbers_of(*counts, ranges::instructions);
+    return r;
+}
+
+RunResults read_baseline(const std::string& path) { return parse_baseline(read_json_file(path, "baseline"), path); }
+
+void write_baseline(const std::string& path, const RunResults& r, const nlohmann::json& build) {
+    nlohmann::json doc = {{"schema", baseline_schema}, {"fingerprint", to_json(r.fingerprint)},
+                          {"date", r.date},            {"commit", r.commit},
+                          {"ratios", r.ratios},        {"instructions", r.instructions}};
+    if (!build.is_null()) doc["build"] = build;
+    for (const auto& [name, m] : r.benchmarks)
+        doc["benchmarks"][name] = {{"min_ns", m.min_ns}, {"bytes_per_iteration", m.bytes_per_iteration},
+                                   {"repetitions", m.repetitions}};
+    try {
+        write_file(path, doc.dump(2) + "\n");
+    } catch (const std::runtime_error& e) {
+        throw InputError(std::string(e.what()) + " (the baseline)");
+    }
+}
+
+Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) {
+    const In in(doc, path, "");
+    expect_schema(in, tolerances_schema);
+    Tolerances t;
+    t.time = in.number_or("time", t.time, ranges::tolerance);
+    t.memory = in.number_or("memory", t.memory, ranges::tolerance);
+    t.ratio = in.number_or("ratio", t.ratio, ranges::tolerance);
+    t.instructions = in.number_or("instructions", t.instructions, ranges::tolerance);
+    if (const auto groups = in.find("groups"))
+        for (const auto& [group, g] : groups->members()) {
+            if (const auto v = g.find("time")) t.time_by_group[group] = v->as_number(ranges::tolerance);
+            if (const auto v = g.find("memory")) t.memory_by_group[group] = v->as_number(ranges::tolerance);
+        }
+    if (const auto rules = in.find("ratios"))
+        for (const In& rule : rules->elements())
+            t.ratio_rules.push_back({rule.string("name"), rule.string("numerator"), rule.string("denominator"),
+                                     rule.number_or("limit", 0, ranges::limit), rule.strings_or("groups"),
+                                     rule.number_or("tolerance", 0, ranges::tolerance)});
+    t.reported_only = in.strings_or("reported_only");
+    if (const auto limits = in.find("instruction_limits")) t.instruction_limits = numbers_of(*limits, ranges::limit);
+    return t;
+}
+
+Tolerances read_tolerances(const std::string& path) {
+    return parse_tolerances(read_json_file(path, "tolerances"), path);
+}
+
+std::map<std::string, double> parse_instructions(const nlohmann::json& doc, const std::string& path) {
+    return numbers_of(In(doc, path, ""), ranges::instructions);
+}
+
+std::map<std::string, double> read_instructions(const std::string& path) {
+    return parse_instructions(read_json_file(path, "instruction counts"), path);
+}
+
+}  // namespace benchfp::report
+
+namespace benchfp::report {
+
+std::string baseline_path(const std::string& dir, const Fingerprint& machine, const std::string& suite) {
+    return dir + "/" + machine.slug() + "/" + suite + ".json";
+}
+
+}  // namespace benchfp::report

@@ -1,0 +1,63 @@
+// The JSON report (schema benchfp.judgement/2): the build, then per machine its
+// fingerprint, its baseline's and every row with its verdict.
+#include "report/judge/render.hpp"
+
+#include "report/judge/stats.hpp"
+
+#include <cmath>
+#include <set>
+
+namespace benchfp::report {
+
+namespace {
+
+nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
+
+nlohmann::json machine_json(const MachineJudgement& m) {
+    const Judgement& j = m.judgement;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const Row& r : j.rows)
+        rows.push_back({{"id", r.id},
+                        {"kind", r.kind},
+                        {"current", number_or_null(r.current)},
+                        {"baseline", number_or_null(r.baseline)},
+                        {"ratio", number_or_null(r.ratio)},
+                        {"tolerance", r.tolerance},
+                        {"limit", r.limit},
+                        {"verdict", to_string(r.verdict)},
+                        {"note", r.note}});
+    std::set<std::string> groups;
+    for (const auto& [name, _] : m.current.benchmarks) groups.insert(split_benchmark_name(name).first);
+    return {{"machine", to_json(m.current.fingerprint)},
+            {"machine_text", machine_line(m)},
+            {"current", m.current.source},
+            {"times_from", m.current.time_from},
+            {"baseline", m.baseline ? nlohmann::json(m.baseline->source) : nlohmann::json(nullptr)},
+            {"baseline_path", m.baseline_path},
+            {"baseline_machine", m.baseline ? to_json(m.baseline->fingerprint) : nlohmann::json(nullptr)},
+            {"same_machine", j.same_machine},
+            {"failed", j.failed()},
+            {"regressions", j.regressions},
+            {"improvements", j.improvements},
+            {"groups", groups},
+            {"rows", rows}};
+}
+
+}  // namespace
+
+nlohmann::json render_json(const Report& report) {
+    nlohmann::json machines = nlohmann::json::array();
+    for (const MachineJudgement& m : report.machines) machines.push_back(machine_json(m));
+    const ReportContext& c = report.context;
+    return {{"schema", "benchfp.judgement/2"},
+            {"commit", c.commit},
+            {"baseline_label", c.baseline_label},
+            {"date", c.date},
+            {"build", c.build},
+            {"failed", report.failed()},
+            {"regressions", report.regressions()},
+            {"improvements", report.improvements()},
+            {"machines", machines}};
+}
+
+}  // namespace benchfp::report

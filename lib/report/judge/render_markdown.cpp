@@ -1,0 +1,142 @@
+// The Markdown report, nanosoldier's layout: job properties, then per machine
+// the significant rows only, with the meaning of a ratio stated once.
+#include "report/judge/render.hpp"
+
+#include "report/judge/stats.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace benchfp::report {
+
+bool Report::failed() const {
+    return std::any_of(machines.begin(), machines.end(), [](const MachineJudgement& m) { return m.judgement.failed(); });
+}
+
+int Report::regressions() const {
+    int n = 0;
+    for (const MachineJudgement& m : machines) n += m.judgement.regressions;
+    return n;
+}
+
+int Report::improvements() const {
+    int n = 0;
+    for (const MachineJudgement& m : machines) n += m.judgement.improvements;
+    return n;
+}
+
+std::string machine_line(const MachineJudgement& m) {
+    const Fingerprint& here = m.current.fingerprint;
+    if (!m.baseline)
+        return "no baseline for this machine (" + here.describe() + "; " +
+               (here.known() ? "it would be " + m.baseline_path : "an unknown machine has none") +
+               "): only the absolute limits are judged";
+    if (m.judgement.same_machine) return here.describe() + " (same as the baseline's: absolute times are judged)";
+    return here.describe() + " (" + (here.known() ? "differs from" : "unknown, not matched with") + " the baseline's " +
+           m.baseline->fingerprint.describe() + ": absolute times are reported, not judged)";
+}
+
+namespace {
+
+const char* mark(RowVerdict v) {
+    switch (v) {
+    case RowVerdict::regression:
+    case RowVerdict::missing:
+    case RowVerdict::invalid: return " :x:";
+    case RowVerdict::improvement: return " :white_check_mark:";
+    default: return "";
+    }
+}
+
+std::string cell(const Row& r) {
+    if (r.verdict == RowVerdict::missing) return "missing :x:";
+    if (r.verdict == RowVerdict::added) return "new (" + fixed(r.current) + ")";
+    std::string text = fixed(r.ratio) + " (" + fixed(100 * r.tolerance, 0) + "%)" + mark(r.verdict);
+    if (r.verdict == RowVerdict::not_judged) text += " (not judged)";
+    if (!r.note.empty() && r.verdict == RowVerdict::regression && r.limit > 0) text += " " + r.note;
+    return text;
+}
+
+bool significant(const Row& r) { return r.verdict != RowVerdict::invariant && r.verdict != RowVerdict::not_judged; }
+
+const char* meaning =
+    "A ratio is the current value over the baseline's, on the minimum over repetitions. A ratio greater than "
+    "`1.0` denotes a possible regression (marked with :x:), while a ratio less than `1.0` denotes a possible "
+    "improvement (marked with :white_check_mark:); the tolerance is in parentheses. Only significant results - "
+    "results that indicate possible regressions or improvements - are shown below (thus, an empty table means "
+    "that all benchmark results remained invariant between builds). In-run ratios (one variant over another, "
+    "measured side by side) are compared with their stored values and with their absolute limits.";
+
+// {"version": "0.5.0", "compiler": "GNU 12.2.0", ...} -> "version 0.5.0, compiler GNU 12.2.0, ..."
+std::string build_text(const nlohmann::json& build) {
+    if (!build.is_object()) return "(build not given)";
+    std::string text;
+    for (const auto& [key, value] : build.items())
+        text += (text.empty() ? "" : ", ") + key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
+    return text;
+}
+
+void benchmark_table(std::ostringstream& md, const Judgement& j) {
+    md << "| ID | time ratio | memory ratio |\n|----|------------|--------------|\n";
+    std::map<std::string, std::pair<const Row*, const Row*>> by_benchmark;
+    for (const Row& r : j.rows) {
+        if (r.kind == "time") by_benchmark[r.id].first = &r;
+        if (r.kind == "memory") by_benchmark[r.id].second = &r;
+    }
+    for (const auto& [id, rows] : by_benchmark) {
+        const bool show = (rows.first && significant(*rows.first)) || (rows.second && significant(*rows.second));
+        if (!show) continue;
+        md << "| `" << id << "` | " << (rows.first ? cell(*rows.first) : "") << " | "
+           << (rows.second ? cell(*rows.second) : "") << " |\n";
+    }
+}
+
+void ratio_table(std::ostringstream& md, const Judgement& j) {
+    md << "\n| in-run ratio or count | current | baseline | ratio | limit |\n|----|----|----|----|----|\n";
+    for (const Row& r : j.rows) {
+        if (r.kind != "ratio" && r.kind != "instructions") continue;
+        if (!significant(r)) continue;
+        md << "| `" << r.id << "` | " << fixed(r.current) << " | " << fixed(r.baseline) << " | " << cell(r) << " | "
+           << (r.limit > 0 ? fixed(r.limit) : "") << " |\n";
+    }
+}
+
+void machine_section(std::ostringstream& md, const MachineJudgement& m, bool titled) {
+    const Judgement& j = m.judgement;
+    if (titled) md << "## Machine: " << m.current.fingerprint.describe() << "\n\n";
+    md << "*Machine:* " << machine_line(m) << "\n\n*Baseline:* "
+       << (m.baseline ? m.baseline->source + (m.baseline->commit.empty() ? "" : " (commit " + m.baseline->commit + ")")
+                      : "none")
+       << "\n\n*Times from:* " << m.current.time_from << "\n\n*Verdict:* "
+       << (j.failed() ? "**FAILED** :x:" : "passed") << " (" << j.regressions << " regressions, " << j.improvements
+       << " improvements)\n\n";
+    benchmark_table(md, j);
+    ratio_table(md, j);
+    std::set<std::string> groups;
+    for (const auto& [name, _] : m.current.benchmarks) groups.insert(split_benchmark_name(name).first);
+    md << "\nBenchmark groups:";
+    for (const std::string& g : groups) md << " `" << g << "`";
+    md << "\n\n- current: " << m.current.fingerprint.describe() << " (" << m.current.source << ")\n"
+       << "- baseline: " << (m.baseline ? m.baseline->fingerprint.describe() + " (" + m.baseline->source + ")" : "none")
+       << "\n\n";
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& report) {
+    const ReportContext& c = report.context;
+    std::ostringstream md;
+    md << "# benchfp regression gate\n\n## Job properties\n\n"
+       << "*Commit:* " << (c.commit.empty() ? "(not given)" : c.commit) << "\n\n";
+    if (!c.baseline_label.empty()) md << "*Baseline label:* " << c.baseline_label << "\n\n";
+    md << "*Date:* " << c.date << "\n\n*Judged by:* " << build_text(c.build)
+       << "\n\n*Machines:* " << report.machines.size() << "\n\n*Verdict:* "
+       << (report.failed() ? "**FAILED** :x:" : "passed") << " (" << report.regressions() << " regressions, "
+       << report.improvements() << " improvements)\n\n## Results\n\n" << meaning << "\n\n";
+    for (const MachineJudgement& m : report.machines) machine_section(md, m, report.machines.size() > 1);
+    return md.str();
+}
+
+}  // namespace benchfp::report

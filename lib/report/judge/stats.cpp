@@ -1,0 +1,67 @@
+#include "report/judge/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace benchfp::report {
+
+std::string fixed(double v, int digits) {
+    if (std::isnan(v)) return "NaN";
+    std::ostringstream out;
+    out.precision(digits);
+    out << std::fixed << v;
+    return out.str();
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) return NAN;
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::pair<std::string, std::string> split_benchmark_name(const std::string& name) {
+    const size_t slash = name.rfind('/');
+    if (slash == std::string::npos) return {name, ""};
+    return {name.substr(0, slash), name.substr(slash + 1)};
+}
+
+namespace {
+
+// Time of variant a over variant b of a group from paired measurements: a
+// paired with b, or a chain of pairings (a with x, x with b: the product).
+double paired_ratio(const RunResults& r, const std::string& group, const std::string& a, const std::string& b,
+                    int max_links = 3) {
+    const auto it = r.benchmarks.find(group + "/" + a);
+    if (it == r.benchmarks.end() || max_links == 0) return NAN;
+    for (const auto& [reference, ratios] : it->second.paired_ratios) {
+        const double first = median(ratios);
+        if (reference == b) return first;
+        const double rest = paired_ratio(r, group, reference, b, max_links - 1);
+        if (!std::isnan(rest)) return first * rest;
+    }
+    return NAN;
+}
+
+}  // namespace
+
+void compute_ratios(RunResults& r, const Tolerances& t) {
+    std::set<std::string> groups;
+    for (const auto& [name, m] : r.benchmarks) groups.insert(split_benchmark_name(name).first);
+    for (const RatioRule& rule : t.ratio_rules)
+        for (const std::string& group : groups) {
+            if (!rule.groups.empty() && std::find(rule.groups.begin(), rule.groups.end(), group) == rule.groups.end())
+                continue;
+            const auto num = r.benchmarks.find(group + "/" + rule.numerator);
+            const auto den = r.benchmarks.find(group + "/" + rule.denominator);
+            if (num == r.benchmarks.end() || den == r.benchmarks.end()) continue;
+            double ratio = paired_ratio(r, group, rule.numerator, rule.denominator);
+            if (std::isnan(ratio)) ratio = 1 / paired_ratio(r, group, rule.denominator, rule.numerator);
+            if (std::isnan(ratio)) ratio = num->second.min_ns / den->second.min_ns;
+            r.ratios[group + ": " + rule.name] = ratio;
+        }
+}
+
+}  // namespace benchfp::report

@@ -1,0 +1,203 @@
+// benchfp judge end to end on hostile and real inputs: bad files of every kind
+// are exit 2 naming the field; results of several machines, each judged
+// against its own baseline; stored files found from any working directory.
+#include "cli_support.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <string>
+
+// Hostile input to benchfp judge: every bad file is exit 2 with a message that
+// names the file's field (or says what is wrong with the path), never a signal,
+// never a verdict. Each row spoils one of four valid files.
+namespace {
+
+struct JudgeFiles {
+    std::filesystem::path dir;
+    nlohmann::json current, baseline, tolerances, instructions;
+};
+
+JudgeFiles valid_judge_files(const std::string& name) {
+    JudgeFiles f;
+    f.dir = std::filesystem::temp_directory_path() / ("benchfp_hostile_" + std::to_string(getpid()) + "_" + name);
+    std::filesystem::create_directories(f.dir);
+    f.current = {{"context", {{"benchfp_cpu", "Test CPU"}, {"benchfp_isa", "avx2"}, {"benchfp_cores", "2"}}},
+                 {"benchmarks",
+                  {{{"name", "alloc/w/off"}, {"run_type", "iteration"}, {"real_time", 10.0}, {"time_unit", "ns"}},
+                   {{"name", "alloc/w/compiled_out"}, {"run_type", "iteration"}, {"real_time", 10.0}, {"time_unit", "ns"}}}}};
+    f.baseline = {{"schema", "benchfp.baseline/1"},
+                  {"fingerprint", {{"cpu", "Test CPU"}, {"isa", "avx2"}, {"cores", 2}}},
+                  {"date", "d"},
+                  {"commit", "c"},
+                  {"benchmarks", {{"alloc/w/off", {{"min_ns", 10.0}, {"bytes_per_iteration", 8.0}, {"repetitions", 5}}}}},
+                  {"ratios", nlohmann::json::object()},
+                  {"instructions", nlohmann::json::object()}};
+    f.tolerances = {{"schema", "benchfp.tolerances/1"},
+                    {"time", 0.05},
+                    {"groups", {{"alloc/w", {{"time", 0.1}}}}},
+                    {"reported_only", {"glibc"}},
+                    {"ratios", {{{"name", "off / co"}, {"numerator", "off"}, {"denominator", "compiled_out"}, {"limit", 1.5}}}},
+                    {"instruction_limits", {{"hook", 2.0}}}};
+    f.instructions = {{"hook", 2.0}};
+    return f;
+}
+
+std::string judge_args(const JudgeFiles& f) {
+    for (const auto& [file, doc] : {std::pair{"current.json", &f.current}, {"baseline.json", &f.baseline},
+                                    {"tolerances.json", &f.tolerances}, {"instructions.json", &f.instructions}})
+        std::ofstream(f.dir / file) << doc->dump();
+    const std::string d = f.dir.string() + "/";
+    return "judge --current=" + d + "current.json --baseline=" + d + "baseline.json --tolerances=" + d +
+           "tolerances.json --instructions=" + d + "instructions.json --report=" + d + "report";
+}
+
+// `args` with the value of one option replaced (an option given twice is a usage error of its own).
+std::string with(std::string args, const std::string& option, const std::string& value) {
+    const size_t start = args.find(option + "="), end = args.find(' ', start);
+    return args.replace(start, end == std::string::npos ? std::string::npos : end - start, option + "=" + value);
+}
+
+struct HostileCase {
+    const char* name;
+    void (*spoil)(JudgeFiles&);
+    const char* token;  // the message names this
+};
+void PrintTo(const HostileCase& c, std::ostream* os) { *os << c.name; }
+
+const HostileCase hostile_cases[] = {
+    {"BaselineDateNotAString", [](JudgeFiles& f) { f.baseline["date"] = 5; }, "baseline.json: date: expected a string"},
+    {"BaselineCommitNotAString", [](JudgeFiles& f) { f.baseline["commit"] = {1}; }, "commit: expected a string"},
+    {"BaselineBytesNotANumber", [](JudgeFiles& f) { f.baseline["benchmarks"]["alloc/w/off"]["bytes_per_iteration"] = "8"; },
+     "alloc/w/off.bytes_per_iteration: expected a number"},
+    {"BaselineRepetitionsNotANumber", [](JudgeFiles& f) { f.baseline["benchmarks"]["alloc/w/off"]["repetitions"] = true; },
+     "alloc/w/off.repetitions: expected a number"},
+    {"BaselineMinNsMasksEveryRegression", [](JudgeFiles& f) { f.baseline["benchmarks"]["alloc/w/off"]["min_ns"] = 1e308; },
+     "alloc/w/off.min_ns: expected a number from"},
+    {"BaselineMinNsDenormal", [](JudgeFiles& f) { f.baseline["benchmarks"]["alloc/w/off"]["min_ns"] = 4e-320; },
+     "alloc/w/off.min_ns: expected a number from"},
+    {"BaselineBenchmarksAList", [](JudgeFiles& f) { f.baseline["benchmarks"] = {1, 2}; }, "benchmarks: expected an object"},
+    {"BaselineFingerprintAList", [](JudgeFiles& f) { f.baseline["fingerprint"] = {1, 2}; }, "fingerprint: expected an object"},
+    {"BaselineRatioNotANumber", [](JudgeFiles& f) { f.baseline["ratios"]["x"] = "1"; }, "ratios.x: expected a number"},
+    {"CurrentContextNotAnObject", [](JudgeFiles& f) { f.current["context"] = "x"; }, "context: expected an object"},
+    {"CurrentRunTypeNotAString", [](JudgeFiles& f) { f.current["benchmarks"][0]["run_type"] = 3; }, "benchmarks[0].run_type: expected a string"},
+    {"CurrentErrorOccurredNotABool", [](JudgeFiles& f) { f.current["benchmarks"][0]["error_occurred"] = "no"; },
+     "benchmarks[0].error_occurred: expected true or false"},
+    {"CurrentEntryNotAnObject", [](JudgeFiles& f) { f.current["benchmarks"].push_back(7); }, "benchmarks[2]: expected an object"},
+    {"CurrentUnknownTimeUnit", [](JudgeFiles& f) { f.current["benchmarks"][0]["time_unit"] = "fortnights"; },
+     "benchmarks[0].time_unit: unknown time unit"},
+    {"CurrentNegativeTime", [](JudgeFiles& f) { f.current["benchmarks"][0]["real_time"] = -1; }, "benchmarks[0].real_time: expected"},
+    {"CurrentCoresNotACount", [](JudgeFiles& f) { f.current["context"]["benchfp_cores"] = "two"; }, "context.benchfp_cores: expected a core count"},
+    {"TolerancesTimeNotANumber", [](JudgeFiles& f) { f.tolerances["time"] = "5%"; }, "tolerances.json: time: expected a number"},
+    {"TolerancesNegative", [](JudgeFiles& f) { f.tolerances["time"] = -0.5; }, "tolerances.json: time: expected a number from 0"},
+    {"TolerancesGroupTimeNotANumber", [](JudgeFiles& f) { f.tolerances["groups"]["alloc/w"]["time"] = "x"; },
+     "groups.alloc/w.time: expected a number"},
+    {"TolerancesGroupsAList", [](JudgeFiles& f) { f.tolerances["groups"] = {1}; }, "groups: expected an object"},
+    {"TolerancesReportedOnlyNotAList", [](JudgeFiles& f) { f.tolerances["reported_only"] = "glibc"; }, "reported_only: expected a list"},
+    {"TolerancesInstructionLimitsAList", [](JudgeFiles& f) { f.tolerances["instruction_limits"] = {2}; },
+     "instruction_limits: expected an object"},
+    {"TolerancesRatioLimitNotANumber", [](JudgeFiles& f) { f.tolerances["ratios"][0]["limit"] = "1.5"; }, "ratios[0].limit: expected a number"},
+    {"InstructionCountNotANumber", [](JudgeFiles& f) { f.instructions["hook"] = "two"; }, "instructions.json: hook: expected a number"},
+    {"InstructionsAList", [](JudgeFiles& f) { f.instructions = {1, 2}; }, "instructions.json: expected an object"},
+};
+
+}  // namespace
+
+class CliJudgeHostile : public testing::TestWithParam<HostileCase> {};
+
+TEST_P(CliJudgeHostile, IsBadInputNamingTheField) {
+    JudgeFiles files = valid_judge_files(GetParam().name);
+    // The unspoiled files pass (exit 0): the spoiled field is what fails.
+    const CommandRun good = run_benchfp(judge_args(files));
+    ASSERT_EQ(good.status, 0) << good.output;
+    GetParam().spoil(files);
+    expect_usage_error(judge_args(files), GetParam().token);
+    std::filesystem::remove_all(files.dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryField, CliJudgeHostile, testing::ValuesIn(hostile_cases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// Paths rather than contents: a directory, a number JSON cannot hold, a
+// missing file said to be missing, a report directory that cannot be made, a
+// baseline recorded under a bare file name.
+TEST(CliJudge, BadPathsAreBadInputNeverASignal) {
+    JudgeFiles files = valid_judge_files("paths");
+    const std::string args = judge_args(files), d = files.dir.string() + "/";
+    expect_usage_error(with(args, "--current", d), "is a directory");
+    expect_usage_error(with(args, "--tolerances", d), "is a directory");
+    std::ofstream(files.dir / "huge.json") << "{\"hook\": 1e400}";
+    expect_usage_error(with(args, "--instructions", d + "huge.json"), "huge.json");
+    expect_usage_error(with(args, "--instructions", d + "absent.json"), "absent.json: cannot open instruction counts: no such file");
+    expect_usage_error(with(args, "--report", "/dev/null"), "/dev/null: cannot create report directory");
+    const CommandRun bare = run_shell("cd " + files.dir.string() + " && " + BENCHFP_BIN + " judge --current=current.json "
+                                      "--update-baseline --baseline=bare.json --tolerances=tolerances.json");
+    EXPECT_EQ(bare.status, 0) << bare.output;
+    EXPECT_TRUE(std::filesystem::exists(files.dir / "bare.json"));
+    std::filesystem::remove_all(files.dir);
+}
+
+// Results of two machines at once: each recorded into its own baseline folder,
+// then each judged against its own; a third, plain Google Benchmark file
+// (unknown CPU) has no baseline and is judged on the absolute limits only.
+TEST(CliJudge, EachMachineAgainstItsOwnBaseline) {
+    JudgeFiles a = valid_judge_files("machine_a"), b = valid_judge_files("machine_b");
+    b.current["context"] = {{"benchfp_cpu", "Other CPU"}, {"benchfp_isa", "avx512"}, {"benchfp_cores", "8"}};
+    judge_args(a);
+    judge_args(b);
+    const std::string baselines = (a.dir / "baselines").string(), tolerances = (a.dir / "tolerances.json").string();
+    const std::string both = " --current=" + (a.dir / "current.json").string() + " --current=" + (b.dir / "current.json").string();
+    const CommandRun record = run_benchfp("judge --update-baseline --baselines=" + baselines + " --tolerances=" + tolerances + both);
+    ASSERT_EQ(record.status, 0) << record.output;
+    EXPECT_TRUE(std::filesystem::exists(a.dir / "baselines/test-cpu-avx2-2cores/alloc.json")) << record.output;
+    EXPECT_TRUE(std::filesystem::exists(a.dir / "baselines/other-cpu-avx512-8cores/alloc.json"));
+    // Machine B got slower; A did not.
+    b.current["benchmarks"][0]["real_time"] = 20.0;
+    judge_args(b);
+    nlohmann::json plain = a.current;
+    plain["context"] = {{"host_name", "elsewhere"}, {"num_cpus", 2}};
+    std::ofstream(a.dir / "plain.json") << plain.dump();
+    const std::string report = (a.dir / "report").string();
+    const CommandRun run = run_benchfp("judge --baselines=" + baselines + " --tolerances=" + tolerances + both +
+                                       " --current=" + (a.dir / "plain.json").string() + " --report=" + report);
+    EXPECT_EQ(run.status, 1) << run.output;
+    EXPECT_NE(run.output.find("## Machine: Test CPU, avx2, 2 cores"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("## Machine: Other CPU, avx512, 8 cores"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("no baseline for this machine (unknown, unknown, 2 cores, host elsewhere"), std::string::npos)
+        << run.output;
+    const auto json = nlohmann::json::parse(std::ifstream(a.dir / "report/report.json"));
+    ASSERT_EQ(json["machines"].size(), 3u);
+    EXPECT_EQ(json["machines"][0]["failed"], false);
+    EXPECT_EQ(json["machines"][1]["failed"], true);
+    EXPECT_EQ(json["machines"][2]["failed"], false);
+    EXPECT_TRUE(json["build"].contains("version"));
+    const auto stored = nlohmann::json::parse(std::ifstream(a.dir / "baselines/test-cpu-avx2-2cores/alloc.json"));
+    EXPECT_TRUE(stored["build"].contains("compiler"));
+    std::filesystem::remove_all(a.dir);
+    std::filesystem::remove_all(b.dir);
+}
+
+// From any working directory the stored tolerances and this machine's baseline
+// folder are found in the source tree, as batch files are.
+TEST(CliJudge, JudgesFromAnyWorkingDirectory) {
+    const auto doc = nlohmann::json::parse(
+        std::ifstream(std::string(BENCHFP_SOURCE_DIR) + "/results/baselines/amd-epyc-avx512-2cores/alloc.json"));
+    nlohmann::json current = {{"context", {{"benchfp_cpu", doc["fingerprint"]["cpu"]},
+                                           {"benchfp_isa", doc["fingerprint"]["isa"]},
+                                           {"benchfp_cores", std::to_string(doc["fingerprint"]["cores"].get<int>())}}},
+                              {"benchmarks", nlohmann::json::array()}};
+    for (const auto& [name, b] : doc["benchmarks"].items())
+        current["benchmarks"].push_back({{"name", name}, {"real_time", b["min_ns"]}, {"time_unit", "ns"}});
+    const auto dir = std::filesystem::temp_directory_path() / ("benchfp_elsewhere_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "current.json") << current.dump();
+    const CommandRun run = run_shell("cd " + dir.string() + " && " + BENCHFP_BIN + " judge --current=current.json");
+    EXPECT_NE(run.status, 2) << run.output;
+    EXPECT_NE(run.output.find("same as the baseline's: absolute times are judged"), std::string::npos) << run.output;
+    EXPECT_TRUE(std::filesystem::exists(dir / "results/report/report.md")) << run.output;
+    std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,37 @@
+#pragma once
+// Running the benchfp binary as a user would, for the end-to-end tests
+// (cli_test.cpp, cli_judge_test.cpp): from the source tree, output captured.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+struct CommandRun {
+    int status = -1;
+    std::string output;  // stdout and stderr
+};
+
+// Runs a shell command from the source tree, capturing stdout and stderr.
+inline CommandRun run_shell(const std::string& command) {
+    CommandRun run;
+    FILE* pipe = popen((std::string("cd ") + BENCHFP_SOURCE_DIR + " && " + command + " 2>&1").c_str(), "r");
+    if (!pipe) return run;
+    std::array<char, 4096> buffer;
+    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.output.append(buffer.data(), n);
+    const int status = pclose(pipe);
+    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run;
+}
+
+// Runs benchfp; `env` is prepended as shell assignments.
+inline CommandRun run_benchfp(const std::string& args, const std::string& env = "") {
+    return run_shell(env + " " + BENCHFP_BIN + " " + args);
+}
+
+inline void expect_usage_error(const std::string& args, const std::string& token, const std::string& env = "") {
+    const CommandRun run = run_benchfp(args, env);
+    EXPECT_EQ(run.status, 2) << run.output;
+    EXPECT_NE(run.output.find(token), std::string::npos) << "message should name " << token << ":\n" << run.output;
+}
