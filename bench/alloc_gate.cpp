@@ -87,7 +87,7 @@ Variant glibc() {
 
 // Debian's jemalloc uses initial-exec TLS, so dlopen refuses it ("static TLS
 // block"); it is measured in a run of its own with LD_PRELOAD, where malloc is
-// jemalloc's (ci/alloc_gate.sh makes that run). Elsewhere its rows say why
+// jemalloc's (ci/gate.sh makes that run). Elsewhere its rows say why
 // they are empty.
 Variant preloaded_jemalloc() {
     Variant v{"jemalloc", std::nullopt, {}, false, "", ""};

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one CI gate, per ISA: for every kernel family (from the family table,
-# `benchfp kernel --list`) at each ISA, correctness (cases/<family>/ci), the
+# `benchfp kernel --list`) at each ISA, correctness and ABI (cases/<family>/ci),
+# the static verifier, single-stepping and ABI checks (cases/<family>/step), the
 # unwind check with each policy pinned (cases/<family>/unwind), the perf batch
 # with its frame/clobber ratios (cases/<family>/perf); then the allocator gate
 # (its suites, jemalloc preloaded, the hook's callgrind count). Everything is
@@ -83,14 +84,14 @@ if ((quick)); then duration=300 perf_ms=60 reps=3 min_time=0.05; else duration=4
 
 cases=()     # benchfp kernel records (corr and unwind) for the report
 currents=()  # results the judge compares with the baselines
-runs=0 total=$(( ${#tested[@]} * $(wc -w <<< "$families") * 3 ))
-run_batch() {  # run_batch ISA FAMILY MODE BATCH [OPTIONS...]
-  local isa=$1 family=$2 mode=$3 batch=$4
-  shift 4
-  local json="$work/$family-$isa-$mode.json"
+runs=0 total=$(( ${#tested[@]} * $(wc -w <<< "$families") * 4 ))
+run_batch() {  # run_batch ISA FAMILY BATCH [OPTIONS...]: the batch's own modes unless OPTIONS set --mode
+  local isa=$1 family=$2 batch=$3
+  shift 3
+  local json="$work/$family-$isa-$batch.json" mode=$batch
   runs=$((runs + 1))
-  step "[$runs/$total] $family $mode at $isa (cases/$family/$batch)"
-  build/benchfp kernel --batch="cases/$family/$batch" --mode="$mode" --isa="$isa" --json="$json" "$@" \
+  step "[$runs/$total] $family $batch at $isa (cases/$family/$batch)"
+  build/benchfp kernel --batch="cases/$family/$batch" --isa="$isa" --json="$json" "$@" \
     > "$work/$family-$isa-$mode.txt" 2>&1
   local rc=$?
   tail -1 "$work/$family-$isa-$mode.txt"
@@ -105,12 +106,13 @@ run_batch() {  # run_batch ISA FAMILY MODE BATCH [OPTIONS...]
 for isa in "${tested[@]}"; do
   for family in $families; do
     if ! has_word "$isa" "$(family_isas "$family")"; then
-      total=$((total - 3))
+      total=$((total - 4))
       continue
     fi
-    run_batch "$isa" "$family" corr ci
-    run_batch "$isa" "$family" unwind unwind --duration-ms="$duration"
-    run_batch "$isa" "$family" perf perf --max-ms-per-prb="$perf_ms"
+    run_batch "$isa" "$family" ci                                # corr, and abi on the small shapes
+    run_batch "$isa" "$family" step --mode=verify,step,abi       # every instruction, every policy
+    run_batch "$isa" "$family" unwind --mode=unwind --duration-ms="$duration"
+    run_batch "$isa" "$family" perf --mode=perf --max-ms-per-prb="$perf_ms"
   done
 done
 
@@ -137,11 +139,11 @@ untested_note=()
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if ((update)); then
   step "recording this machine's baselines"
-  build/benchfp judge "${currents[@]}" --update-baseline --commit="$commit" || exit 2
+  build/benchfp judge "${currents[@]}" --suite=gate --update-baseline --commit="$commit" || exit 2
   exit "$status"
 fi
 step "judging against this machine's baselines"
-build/benchfp judge "${currents[@]}" "${cases[@]}" "${untested_note[@]}" --report="$report" --commit="$commit" \
+build/benchfp judge "${currents[@]}" "${cases[@]}" "${untested_note[@]}" --suite=gate --report="$report" --commit="$commit" \
   > "$report/judge.txt"
 judged=$?
 sed -n '1,/^## /p' "$report/judge.txt" | head -20

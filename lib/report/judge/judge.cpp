@@ -36,9 +36,19 @@ RowVerdict by_tolerance(double ratio, double tolerance) {
     return RowVerdict::invariant;
 }
 
+// A key names a group exactly, or, ending in '/', every group under it ("kernel/"):
+// one tolerance for every kernel perf case, whose groups are named by their problems.
+bool names_group(const std::string& key, const std::string& group) {
+    return key == group || (key.ends_with('/') && group.starts_with(key));
+}
+
+// The override of the group: exact first, else the longest prefix key.
 double group_tolerance(const std::map<std::string, double>& overrides, const std::string& group, double fallback) {
-    const auto it = overrides.find(group);
-    return it == overrides.end() ? fallback : it->second;
+    if (const auto it = overrides.find(group); it != overrides.end()) return it->second;
+    size_t best = 0;
+    for (const auto& [key, tolerance] : overrides)
+        if (names_group(key, group) && key.size() > best) best = key.size(), fallback = tolerance;
+    return fallback;
 }
 
 template <typename Map>
@@ -79,7 +89,8 @@ std::set<std::string> keys_of(const Map& a, const Map& b) {
 }
 
 bool reported_only(const Tolerances& t, const std::string& variant_or_group) {
-    return std::find(t.reported_only.begin(), t.reported_only.end(), variant_or_group) != t.reported_only.end();
+    return std::any_of(t.reported_only.begin(), t.reported_only.end(),
+                       [&](const std::string& key) { return names_group(key, variant_or_group); });
 }
 
 void report_without_verdict(Row& row, const std::string& why) {

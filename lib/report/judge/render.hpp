@@ -3,6 +3,7 @@
 // one self-contained HTML page with an inline SVG chart of every ratio against
 // its tolerance band. A report holds one section per machine: each machine's
 // results judged against that machine's own baseline.
+#include "report/judge/cases.hpp"
 #include "report/judge/judge.hpp"
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,7 @@ struct ReportContext {
 struct Report {
     ReportContext context;
     std::vector<MachineJudgement> machines;
+    CaseSummary cases;  // the gate's kernel cases, when given (benchfp judge --cases)
     bool failed() const;
     int regressions() const;
     int improvements() const;

@@ -49,6 +49,17 @@ nlohmann::json render_json(const Report& report) {
     nlohmann::json machines = nlohmann::json::array();
     for (const MachineJudgement& m : report.machines) machines.push_back(machine_json(m));
     const ReportContext& c = report.context;
+    nlohmann::json cases = {{"ran", report.cases.ran()},
+                            {"failed", report.cases.failed},
+                            {"untested_isas", report.cases.untested_isas},
+                            {"sources", report.cases.sources}};
+    for (const auto& [key, n] : report.cases.by_mode_isa)
+        cases["by_mode_isa"].push_back({{"mode", key.first}, {"isa", key.second}, {"ran", n.ran}, {"passed", n.passed},
+                                        {"failed", n.failed}, {"skipped", n.skipped}});
+    for (const auto& [key, r] : report.cases.unwind)
+        cases["unwind"].push_back({{"kernel", std::get<0>(key)}, {"isa", std::get<1>(key)},
+                                   {"frame", std::get<2>(key)}, {"expected", r.expected}, {"full", r.full},
+                                   {"judged", r.judged}, {"passed", r.passed}});
     return {{"schema", "benchfp.judgement/2"},
             {"commit", c.commit},
             {"baseline_label", c.baseline_label},
@@ -57,7 +68,8 @@ nlohmann::json render_json(const Report& report) {
             {"failed", report.failed()},
             {"regressions", report.regressions()},
             {"improvements", report.improvements()},
-            {"machines", machines}};
+            {"machines", machines},
+            {"cases", cases}};
 }
 
 }  // namespace benchfp::report

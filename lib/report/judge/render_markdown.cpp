@@ -12,7 +12,10 @@
 namespace benchfp::report {
 
 bool Report::failed() const {
-    return std::any_of(machines.begin(), machines.end(), [](const MachineJudgement& m) { return m.judgement.failed(); });
+    // Kernel cases given but none ran: nothing was tested, which is never a pass.
+    const bool nothing_ran = !cases.sources.empty() && cases.ran() == 0;
+    return cases.failures() > 0 || nothing_ran ||
+           std::any_of(machines.begin(), machines.end(), [](const MachineJudgement& m) { return m.judgement.failed(); });
 }
 
 int Report::regressions() const {
@@ -134,8 +137,11 @@ std::string render_markdown(const Report& report) {
     md << "*Date:* " << c.date << "\n\n*Judged by:* " << build_text(c.build)
        << "\n\n*Machines:* " << report.machines.size() << "\n\n*Verdict:* "
        << (report.failed() ? "**FAILED** :x:" : "passed") << " (" << report.regressions() << " regressions, "
-       << report.improvements() << " improvements)\n\n## Results\n\n" << meaning << "\n\n";
+       << report.improvements() << " improvements";
+    if (!report.cases.sources.empty()) md << ", " << report.cases.failures() << " failed kernel cases of " << report.cases.ran();
+    md << ")\n\n## Results\n\n" << meaning << "\n\n";
     for (const MachineJudgement& m : report.machines) machine_section(md, m, report.machines.size() > 1);
+    if (!report.cases.sources.empty() || !report.cases.untested_isas.empty()) md << render_cases_markdown(report.cases);
     return md.str();
 }
 

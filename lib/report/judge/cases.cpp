@@ -1,0 +1,89 @@
+#include "report/judge/cases.hpp"
+
+#include "report/json_input.hpp"
+#include "report/judge/stats.hpp"
+
+#include <set>
+#include <sstream>
+
+namespace benchfp::report {
+
+namespace {
+
+constexpr Range count_range{0, 1e15};
+
+void add_record(CaseSummary& summary, const In& record, const std::string& path) {
+    const In spec = record.at("spec");
+    const std::string state = record.string("state"), mode = spec.string("mode"), isa = spec.string("isa");
+    CaseCounts& counts = summary.by_mode_isa[{mode, isa}];
+    if (state == "SKIPPED") {
+        ++counts.skipped;
+        return;
+    }
+    ++counts.ran;
+    const bool failed = state == "FAILED";
+    if (failed) {
+        ++counts.failed;
+        summary.failed.push_back(path + ": " + state + " " + record.string_or("detail", "") + " __REPRO: " +
+                                 record.string_or("repro", ""));
+    } else {
+        ++counts.passed;
+    }
+    const auto unwind = record.find("unwind");
+    if (mode != "unwind" || !unwind) return;
+    const In tally = unwind->at("tally");
+    UnwindRate& rate = summary.unwind[{spec.string("kernel"), isa, spec.string("frame")}];
+    rate.full += static_cast<long>(tally.number("full", count_range));
+    rate.judged += static_cast<long>(tally.number("judged", count_range));
+    rate.expected = unwind->string_or("expected_verdict", "full");
+    rate.passed = rate.passed && !failed;
+}
+
+}  // namespace
+
+int CaseSummary::ran() const {
+    int n = 0;
+    for (const auto& [key, counts] : by_mode_isa) n += counts.ran;
+    return n;
+}
+
+void add_cases(CaseSummary& summary, const std::string& path) {
+    const nlohmann::json doc = read_json_file(path, "benchfp results");
+    const In root(doc, path, "");
+    root.expect_object();
+    const std::string schema = root.at("benchfp").string("schema");
+    if (schema != "benchfp.results/1") root.at("benchfp").fail("schema '" + schema + "', expected benchfp.results/1");
+    for (const In& record : root.at("cases").expect_array().elements()) add_record(summary, record.expect_object(), path);
+    summary.sources.push_back(path);
+}
+
+std::string render_cases_markdown(const CaseSummary& s) {
+    std::ostringstream md;
+    md << "\n## Kernel cases\n\n" << s.ran() << " cases ran (" << s.sources.size() << " result files), "
+       << s.failures() << " failed.";
+    if (!s.untested_isas.empty()) {
+        md << " **Not tested on this machine:**";
+        for (const std::string& isa : s.untested_isas) md << ' ' << isa;
+        md << " (this host cannot run them).";
+    }
+    md << "\n\n| mode | ISA | ran | passed | failed | skipped |\n|---|---|---|---|---|---|\n";
+    for (const auto& [key, c] : s.by_mode_isa)
+        md << "| " << key.first << " | " << key.second << " | " << c.ran << " | " << c.passed << " | " << c.failed
+           << (c.failed ? " :x:" : "") << " | " << c.skipped << " |\n";
+    if (!s.unwind.empty()) {
+        md << "\n### Unwind rates (full chains / judged JIT samples)\n\n"
+           << "| kernel | ISA | frame | expected | full / judged | unwind rate |\n|---|---|---|---|---|---|\n";
+        for (const auto& [key, r] : s.unwind)
+            md << "| " << std::get<0>(key) << " | " << std::get<1>(key) << " | " << std::get<2>(key) << " | "
+               << r.expected << " | " << r.full << " / " << r.judged << " | "
+               << (r.judged ? fixed(double(r.full) / r.judged, 3) : std::string("-")) << (r.passed ? "" : " :x:")
+               << " |\n";
+    }
+    if (!s.failed.empty()) {
+        md << "\n### Failed cases\n\n";
+        for (const std::string& line : s.failed) md << "- `" << line << "`\n";
+    }
+    return md.str();
+}
+
+}  // namespace benchfp::report
