@@ -29,6 +29,11 @@ void JudgeOptions::add_to(CLI::App& app) {
     app.add_option("--baseline", baseline, "one baseline file for every machine, instead of --baselines");
     app.add_option("--tolerances", tolerances, "tolerances and in-run ratio rules (default results/tolerances.json)");
     app.add_option("--instructions", instructions, "callgrind counts of this run: JSON object id -> count");
+    app.add_option("--cases", cases,
+                   "benchfp kernel --json records (corr, unwind, verify, step...) to summarize in the report; a "
+                   "failed case fails it, and so does a run of them in which nothing ran; repeatable");
+    app.add_option("--untested-isas", untested_isas, "ISAs the run could not test on this machine, named in the report")
+        ->delimiter(',');
     app.add_option("--report", report_dir, "directory of report.md, report.json, report.html (default results/report)");
     app.add_option("--commit", commit, "the commit judged, for the report");
     app.add_option("--baseline-label", baseline_label, "what the baseline is, for the report (e.g. main@abc123)");
@@ -173,7 +178,9 @@ int judge(const JudgeOptions& o) {
         if (m.date.empty()) m.date = today();
     }
     if (o.update_baseline) return record_baselines(o, machines);
-    report::Report r{{o.commit, o.baseline_label, today(), build_info()}, {}};
+    report::Report r{{o.commit, o.baseline_label, today(), build_info()}, {}, {}};
+    for (const std::string& path : o.cases) report::add_cases(r.cases, path);
+    r.cases.untested_isas = o.untested_isas;
     for (report::RunResults& m : machines) {
         std::optional<report::RunResults> baseline = baselines->of(m);
         report::Judgement j = baseline ? report::judge(m, *baseline, tolerances) : report::judge_limits_only(m, tolerances);

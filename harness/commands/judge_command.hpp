@@ -22,6 +22,8 @@ struct JudgeOptions {
     std::string suite = "alloc";
     std::string tolerances = "results/tolerances.json";
     std::string instructions;  // JSON object: id -> instructions per operation
+    std::vector<std::string> cases;          // benchfp kernel --json files summarized in the report
+    std::vector<std::string> untested_isas;  // named in the report as not tested here
     std::string report_dir = "results/report";
     std::string commit, baseline_label;
     bool update_baseline = false;

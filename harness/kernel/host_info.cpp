@@ -1,6 +1,7 @@
 #include "kernel/host_info.hpp"
 
 #include "report/machine.hpp"
+#include "version.hpp"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -14,11 +15,12 @@ nlohmann::json host_info(std::optional<jit::Isa> isa_cap) {
     utsname uts{};
     uname(&uts);
     const auto isa = jit::host_isa();
-    return {{"cpu", report::cpu_model()},
-            {"isa", isa ? jit::to_string(*isa) : "none"},
-            {"isa_cap", isa_cap ? nlohmann::json(jit::to_string(*isa_cap)) : nlohmann::json(nullptr)},
-            {"cores", sysconf(_SC_NPROCESSORS_ONLN)},
-            {"kernel", std::string(uts.sysname) + " " + uts.release}};
+    // The machine's fingerprint as the judge reads it, plus what else results depend on.
+    nlohmann::json host = report::to_json(report::this_machine(isa ? jit::to_string(*isa) : "none"));
+    host.update({{"isa_cap", isa_cap ? nlohmann::json(jit::to_string(*isa_cap)) : nlohmann::json(nullptr)},
+                 {"kernel", std::string(uts.sysname) + " " + uts.release},
+                 {"build", build_info()}});
+    return host;
 }
 
 }  // namespace benchfp::harness
