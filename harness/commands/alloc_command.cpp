@@ -6,10 +6,22 @@
 #include "report/file.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
 namespace benchfp::harness {
+
+namespace {
+// CLI::Range lets NaN through: every comparison with NaN is false.
+const CLI::Validator finite(
+    [](std::string& text) {
+        const double value = std::strtod(text.c_str(), nullptr);
+        return std::isfinite(value) ? std::string() : "not a finite number: " + text;
+    },
+    "FINITE");
+}  // namespace
 
 void AllocProfileOptions::add_to(CLI::App& app) {
     app.add_option("--workload", workload, "workload to run: " + alloc::workloads::names())->required();
@@ -17,6 +29,7 @@ void AllocProfileOptions::add_to(CLI::App& app) {
                                  "sample one allocation per N bytes on average (default 524288)")
                       ->check(CLI::Range(size_t{1}, size_t{1} << 40));
     auto* rate = app.add_option("--sample-rate", sample_rate, "sample each allocation with probability P")
+                     ->check(finite)
                      ->check(CLI::Range(1e-9, 1.0));
     auto* every = app.add_flag("--all", all, "record every allocation");
     bytes->excludes(rate)->excludes(every);

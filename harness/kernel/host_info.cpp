@@ -21,4 +21,14 @@ nlohmann::json host_info(std::optional<jit::Isa> isa_cap) {
             {"kernel", std::string(uts.sysname) + " " + uts.release}};
 }
 
+std::optional<double> mem_available_bytes() {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key, unit;
+    for (double kib; meminfo >> key >> kib;) {
+        std::getline(meminfo, unit);
+        if (key == "MemAvailable:") return kib * 1024;
+    }
+    return std::nullopt;
+}
+
 }  // namespace benchfp::harness

@@ -1,0 +1,54 @@
+#pragma once
+// Running the benchfp binary from the end-to-end tests (cli_test.cpp,
+// cli_robust_test.cpp): status and combined output, and the perf skip rule.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+struct CommandRun {
+    int status = -1;
+    std::string output;  // stdout and stderr
+};
+
+// Runs a shell command from the source tree, capturing stdout and stderr.
+inline CommandRun run_shell(const std::string& command) {
+    CommandRun run;
+    FILE* pipe = popen((std::string("cd ") + BENCHFP_SOURCE_DIR + " && " + command + " 2>&1").c_str(), "r");
+    if (!pipe) return run;
+    std::array<char, 4096> buffer;
+    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.output.append(buffer.data(), n);
+    const int status = pclose(pipe);
+    run.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run;
+}
+
+// Runs benchfp; `env` is prepended as shell assignments.
+inline CommandRun run_benchfp(const std::string& args, const std::string& env = "") {
+    return run_shell(env + " " + BENCHFP_BIN + " " + args);
+}
+
+inline bool perf_required() {
+    const char* value = std::getenv("BENCHFP_REQUIRE_PERF");
+    return value && std::string(value) == "1";
+}
+
+inline bool perf_unavailable(const CommandRun& run) {
+    return run.status == 2 && run.output.find("perf_event_open") != std::string::npos;
+}
+
+#define SKIP_OR_FAIL_WITHOUT_PERF(run)                                                                  \
+    if (perf_unavailable(run)) {                                                                        \
+        if (perf_required()) FAIL() << "BENCHFP_REQUIRE_PERF=1 but sampling is unavailable:\n" << (run).output; \
+        GTEST_SKIP() << "sampling unavailable here:\n" << (run).output;                                 \
+    }
+
+inline void expect_usage_error(const std::string& args, const std::string& token, const std::string& env = "") {
+    const CommandRun run = run_benchfp(args, env);
+    EXPECT_EQ(run.status, 2) << run.output;
+    EXPECT_NE(run.output.find(token), std::string::npos) << "message should name " << token << ":\n" << run.output;
+}
+
