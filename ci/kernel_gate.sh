@@ -16,8 +16,18 @@ run() {  # run NAME MODE BATCH ISA
   local rc=$?
   if ((rc > status)); then status=$rc; fi
 }
+# A run in which every case is skipped fails (nothing was tested), so a family
+# with no code at or below the cap (gemm and conv start at avx2) is left out
+# of that cap's corr runs, and the gate says so.
+rank() { case "$1" in sse41) echo 1 ;; avx2) echo 2 ;; avx512) echo 3 ;; *) echo 9 ;; esac; }
+lowest_isa() { build/benchfp kernel --list | grep -A1 "^$1:" | sed -n 's/.*--isa=\([a-z0-9]*\).*/\1/p'; }
 for isa in "${isas[@]}"; do
   for kernel in eltwise reduce gemm conv reorder; do
+    lowest=$(lowest_isa "$kernel")
+    if (($(rank "$lowest") > $(rank "$isa"))); then
+      echo "== $kernel, mode corr, ISA cap $isa: left out (its lowest ISA is $lowest)"
+      continue
+    fi
     run "$kernel" corr "cases/$kernel/ci" "$isa"
   done
   run all unwind cases/unwind "$isa"

@@ -4,6 +4,9 @@
 # BENCHFP_REQUIRE_PERF=1 turns "perf_event_open refused" skips into failures (CI sets it).
 # BENCHFP_SANITIZERS=0 skips the sanitizer builds, BENCHFP_GATE_E2E=0 the check
 # that the regression gate catches an injected slowdown (quicker local runs).
+# Then every libFuzzer target of tests/fuzz (clang, build-fuzz/) runs for
+# BENCHFP_FUZZ_SECONDS (default 20) each; a crash fails the script and its input
+# is kept in tests/fuzz/corpus/<target>/ as a regression input (BENCHFP_FUZZ=0 skips).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ctest --test-dir build --output-on-failure "$@"
@@ -18,4 +21,7 @@ if [[ "${BENCHFP_SANITIZERS:-1}" != 0 ]]; then
     echo "== allocator tests under ${sanitizer} sanitizer"
     ctest --test-dir "build-$sanitizer" --output-on-failure -R '^(Pool|Profiler)\.'
   done
+fi
+if [[ "${BENCHFP_FUZZ:-1}" != 0 ]]; then
+  scripts/fuzz.sh "${BENCHFP_FUZZ_SECONDS:-20}"
 fi

@@ -73,7 +73,9 @@ int run_alloc_profile(const AllocProfileOptions& o) {
         report::write_file(o.out, alloc::to_pprof_gz(profile, name_of));
         if (!o.folded.empty()) report::write_file(o.folded, alloc::to_folded(profile, name_of));
         const nlohmann::json summary = alloc::to_json_summary(profile, name_of);
-        if (!o.json.empty()) report::write_file(o.json, summary.dump(2) + "\n");
+        // Symbol and type names are bytes from ELF files, not always UTF-8: replaced, not thrown on.
+        if (!o.json.empty())
+            report::write_file(o.json, summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
         std::cout << "alloc profile: workload=" << workload->name << " samples=" << profile.allocations.size()
                   << " sampled-frees=" << profile.frees.size() << " alloc_objects~"
                   << std::llround(summary["totals"]["alloc_objects"].get<double>()) << " alloc_space~"
