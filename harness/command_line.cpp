@@ -16,7 +16,7 @@ namespace {
 constexpr const char* default_batch = "cases/default";
 
 CommandLine bad_usage(const std::string& message) {
-    std::cerr << "benchfp: " << message << '\n';
+    std::cerr << "benchfp: " << escaped(message, 300) << '\n';  // CLI11 echoes the arguments as given
     CommandLine out;
     out.status = 2;
     return out;

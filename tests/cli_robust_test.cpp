@@ -92,6 +92,9 @@ TEST(CliBadInput, AllocSampleRateNanAndUnknownSubcommand) {
     expect_usage_error("alloc profile --workload=structs --sample-rate=nan --out=" + out, "--sample-rate");
     EXPECT_FALSE(std::filesystem::exists(out));
     expect_usage_error("alloc foo", "'foo'");
+    const CommandRun unwritable = run_benchfp("alloc profile --workload=structs --out=/nonexistent/x.pb.gz");
+    expect_run(unwritable, 2, {"/nonexistent/x.pb.gz"});
+    EXPECT_EQ(unwritable.output.find("alloc profile: workload="), std::string::npos) << "ran before checking";
 }
 
 TEST(CliBadInput, SamplingRatesAreCheckedUpFrontNamingTheOption) {
@@ -118,4 +121,7 @@ TEST(CliBadInput, SmallerInputMistakes) {
     const CommandRun garbage = run_benchfp("kernel --mode=list " + std::string(100000, 'x'));
     expect_run(garbage, 2, {"(100000 bytes)"});
     EXPECT_LT(garbage.output.size(), 1000u);
+    const CommandRun unexpected = run_benchfp("kernel --mode=list 64 --bogus " + std::string(100000, 'y'));
+    EXPECT_EQ(unexpected.status, 2);
+    EXPECT_LT(unexpected.output.size(), 1000u) << unexpected.output.substr(0, 1000);
 }

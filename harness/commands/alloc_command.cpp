@@ -47,6 +47,13 @@ int run_alloc_profile(const AllocProfileOptions& o) {
         std::cerr << "benchfp: unknown workload '" << o.workload << "' (known: " << alloc::workloads::names() << ")\n";
         return 2;
     }
+    try {  // before the workload runs, not after
+        for (const std::string* path : {&o.out, &o.folded, &o.json})
+            if (!path->empty()) report::check_writable(*path);
+    } catch (const std::exception& e) {
+        std::cerr << "benchfp: " << e.what() << '\n';
+        return 2;
+    }
     alloc::profiler::Options options;
     if (o.all) {
         options.sampling = alloc::profiler::Sampling::all;

@@ -6,17 +6,17 @@
 #include "kernel/host_info.hpp"
 #include "kernel/perf_template.hpp"
 #include "perf/error.hpp"
-#include "report/file.hpp"
 #include "perf/sampler.hpp"
 #include "quoted.hpp"
+#include "report/file.hpp"
 #include "stdout_check.hpp"
 #include "usage_error.hpp"
 
 #include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <limits>
 #include <set>
-#include <iostream>
 #include <sstream>
 
 namespace benchfp::harness {
