@@ -22,7 +22,7 @@ while read -r target; do
   fi
   for crash in "$crashes"/*; do
     [[ -e "$crash" ]] || continue
-    cp "$crash" "$seeds/regression-$(basename "$crash")"
+    mv "$crash" "$seeds/regression-$(basename "$crash")"  # replayed from there by every later run
     echo "!! $target crashed on $crash: kept as $seeds/regression-$(basename "$crash")"
     failed=1
   done
