@@ -1,8 +1,11 @@
 #include "command_line.hpp"
 
+#include "quoted.hpp"
+#include "stdout_check.hpp"
 #include "usage_error.hpp"
 #include "version.hpp"
 
+#include <algorithm>
 #include <iostream>
 #include <stdexcept>
 
@@ -13,10 +16,19 @@ namespace {
 constexpr const char* default_batch = "cases/default";
 
 CommandLine bad_usage(const std::string& message) {
-    std::cerr << "benchfp: " << message << '\n';
+    std::cerr << "benchfp: " << escaped(message, 300) << '\n';  // CLI11 echoes the arguments as given
     CommandLine out;
     out.status = 2;
     return out;
+}
+
+// CLI11 answers `alloc foo` with "A subcommand is required", naming neither
+// foo nor what would do: name them.
+std::string unknown_alloc_subcommand(int argc, char** argv) {
+    if (argc < 3 || std::string(argv[1]) != "alloc") return "";
+    const std::string word = argv[2];
+    if (word.starts_with("-") || word == "profile") return "";
+    return "unknown alloc subcommand " + quoted_token(word) + " (known: profile)";
 }
 
 }  // namespace
@@ -41,6 +53,12 @@ CommandLine parse_command_line(int argc, char** argv) {
     CLI::App* audit = app.add_subcommand("audit", "what a fleet profiler sees in a running process: every thread, its JIT code");
     out.audit.add_to(*audit);
 
+    if (const std::string unknown = unknown_alloc_subcommand(argc, argv); !unknown.empty()) return bad_usage(unknown);
+    try {
+        reject_empty_values(std::vector<std::string>(argv + std::min(argc, 1), argv + argc), "command line");
+    } catch (const UsageError& e) {
+        return bad_usage(e.what());
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -63,7 +81,9 @@ CommandLine parse_command_line(int argc, char** argv) {
     return out;
 }
 
-int run_command(const CommandLine& c) {
+namespace {
+
+int run_unchecked(const CommandLine& c) {
     switch (c.command) {
     case Command::done: return c.status;
     case Command::version: std::cout << version_text(); return 0;
@@ -75,6 +95,10 @@ int run_command(const CommandLine& c) {
     }
     throw std::logic_error("run_command: the kernel command runs from main");
 }
+
+}  // namespace
+
+int run_command(const CommandLine& c) { return checked_stdout(run_unchecked(c)); }
 
 std::unique_ptr<KernelRun> start_kernel_run(const KernelRunOptions& options) {
     try {

@@ -1,18 +1,34 @@
 #include "parallel.hpp"
 
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
 namespace benchfp::harness {
 
 ThreadPool::ThreadPool(int threads) {
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+    try {
+        for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
+    } catch (const std::system_error& e) {
+        // The destructor does not run for a constructor that throws: the started
+        // workers must be stopped here, before the members they wait on go away.
+        const size_t started = workers_.size() + 1;
+        stop();
+        throw std::runtime_error("cannot start the parallel section's threads: " + std::to_string(started) + " of " +
+                                 std::to_string(threads) + " started (" + e.what() + ")");
+    }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop(); }
+
+void ThreadPool::stop() {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
     }
     start_.notify_all();
     for (auto& t : workers_) t.join();
+    workers_.clear();
 }
 
 void ThreadPool::parallel(const std::function<void(int, int)>& fn) {

@@ -12,7 +12,9 @@ namespace benchfp::harness {
 
 class ThreadPool {
 public:
-    explicit ThreadPool(int threads);  // threads >= 1, the caller included
+    // threads >= 1, the caller included. Throws std::runtime_error naming how
+    // many threads started when the system refuses one (ulimit, memory).
+    explicit ThreadPool(int threads);
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;
     ThreadPool& operator=(const ThreadPool&) = delete;
@@ -23,6 +25,7 @@ public:
 
 private:
     void work(int ithr);
+    void stop();  // wakes the workers to return and joins them
 
     std::vector<std::thread> workers_;
     std::mutex mutex_;

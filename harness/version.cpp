@@ -36,7 +36,8 @@ nlohmann::json build_info() {
 
 std::string version_text() {
     std::string out;
-    for (const auto& [key, value] : build_info().items()) out += key + ": " + value.get<std::string>() + "\n";
+    const nlohmann::json info = build_info();  // items() refers to it: a temporary would die before the loop
+    for (const auto& [key, value] : info.items()) out += key + ": " + value.get<std::string>() + "\n";
     return out;
 }
 

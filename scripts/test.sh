@@ -6,6 +6,9 @@
 # BENCHFP_SANITIZERS=0 skips the sanitizer builds, BENCHFP_GATE_E2E=0 the check
 # that the regression gate catches an injected slowdown (quicker local runs),
 # BENCHFP_PERF_CROSSCHECK=0 the comparison with the real perf (scripts/perf_crosscheck.sh).
+# Then every libFuzzer target of tests/fuzz (clang, build-fuzz/) runs for
+# BENCHFP_FUZZ_SECONDS (default 20) each; a crash fails the script and its input
+# is kept in tests/fuzz/corpus/<target>/ as a regression input (BENCHFP_FUZZ=0 skips).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ctest --test-dir build --output-on-failure "$@"
@@ -25,4 +28,7 @@ if [[ "${BENCHFP_SANITIZERS:-1}" != 0 ]]; then
     echo "== allocator tests under ${sanitizer} sanitizer, checked pool"
     ctest --test-dir "build-$sanitizer" --output-on-failure -R '^(Pool|Profiler|AllocWorkloads)[A-Za-z]*\.'
   done
+fi
+if [[ "${BENCHFP_FUZZ:-1}" != 0 ]]; then
+  scripts/fuzz.sh "${BENCHFP_FUZZ_SECONDS:-20}"
 fi

@@ -1,7 +1,7 @@
 // benchfp judge end to end on hostile and real inputs: bad files of every kind
 // are exit 2 naming the field; results of several machines, each judged
 // against its own baseline; stored files found from any working directory.
-#include "cli_support.hpp"
+#include "cli_run.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

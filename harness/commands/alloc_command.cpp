@@ -6,10 +6,22 @@
 #include "report/file.hpp"
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
 namespace benchfp::harness {
+
+namespace {
+// CLI::Range lets NaN through: every comparison with NaN is false.
+const CLI::Validator finite(
+    [](std::string& text) {
+        const double value = std::strtod(text.c_str(), nullptr);
+        return std::isfinite(value) ? std::string() : "not a finite number: " + text;
+    },
+    "FINITE");
+}  // namespace
 
 void AllocProfileOptions::add_to(CLI::App& app) {
     app.add_option("--workload", workload, "workload to run: " + alloc::workloads::names())->required();
@@ -17,6 +29,7 @@ void AllocProfileOptions::add_to(CLI::App& app) {
                                  "sample one allocation per N bytes on average (default 524288)")
                       ->check(CLI::Range(size_t{1}, size_t{1} << 40));
     auto* rate = app.add_option("--sample-rate", sample_rate, "sample each allocation with probability P")
+                     ->check(finite)
                      ->check(CLI::Range(1e-9, 1.0));
     auto* every = app.add_flag("--all", all, "record every allocation");
     bytes->excludes(rate)->excludes(every);
@@ -36,6 +49,13 @@ int run_alloc_profile(const AllocProfileOptions& o) {
     const alloc::workloads::AllocWorkload* workload = alloc::workloads::find(o.workload);
     if (!workload) {
         std::cerr << "benchfp: unknown workload '" << o.workload << "' (known: " << alloc::workloads::names() << ")\n";
+        return 2;
+    }
+    try {  // before the workload runs, not after
+        for (const std::string* path : {&o.out, &o.folded, &o.json})
+            if (!path->empty()) report::check_writable(*path);
+    } catch (const std::exception& e) {
+        std::cerr << "benchfp: " << e.what() << '\n';
         return 2;
     }
     alloc::profiler::Options options;
@@ -74,7 +94,9 @@ int run_alloc_profile(const AllocProfileOptions& o) {
         report::write_file(o.out, alloc::to_pprof_gz(profile, naming, run));
         if (!o.folded.empty()) report::write_file(o.folded, alloc::to_folded(profile, naming, unit));
         const nlohmann::json summary = alloc::to_json_summary(profile, naming);
-        if (!o.json.empty()) report::write_file(o.json, summary.dump(2) + "\n");
+        // Symbol and type names are bytes from ELF files, not always UTF-8: replaced, not thrown on.
+        if (!o.json.empty())
+            report::write_file(o.json, summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
         std::cout << "alloc profile: workload=" << workload->name << " samples=" << profile.allocations.size()
                   << " sampled-frees=" << profile.frees.size() << " alloc_objects~"
                   << std::llround(summary["totals"]["alloc_objects"].get<double>()) << " alloc_space~"

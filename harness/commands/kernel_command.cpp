@@ -8,12 +8,18 @@
 #include "kernel/host_info.hpp"
 #include "kernel/perf_template.hpp"
 #include "perf/error.hpp"
+#include "perf/sampler.hpp"
+#include "quoted.hpp"
 #include "report/file.hpp"
+#include "stdout_check.hpp"
 #include "usage_error.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
+#include <set>
 #include <sstream>
 
 namespace benchfp::harness {
@@ -36,8 +42,16 @@ void KernelRunOptions::add_to(CLI::App& app) {
     app.add_option("--max-isa", max_isa, "highest ISA to use (also BENCHFP_MAX_CPU_ISA)");
     app.add_option("--event", event,
                    "libpfm4 event to sample (default cycles, falling back to perf::task-clock without a PMU)");
-    app.add_option("--freq", frequency, "samples per second (default 4000)")->check(CLI::Range(1, 1000000));
-    app.add_option("--period", period, "fixed sample period in event units (overrides --freq)");
+    app.add_option("--freq", frequency,
+                   "samples per second (default 4000; at most /proc/sys/kernel/perf_event_max_sample_rate)")
+        ->check(CLI::Range(1, 1000000));
+    app.add_option("--period", period, "fixed sample period in event units (overrides --freq)")
+        ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
+    app.add_option("--max-cases", max_cases, "refuse a run that expands to more cases (default 100000)")
+        ->check(CLI::Range(size_t{1}, size_t{100000000}));
+    app.add_option("--allow-untested", allow_untested,
+                   "ISAs (list) asked for with --isa that may be skipped here without failing the run")
+        ->delimiter(',');
     app.add_option("--perf-template", perf_template, "perf: line template with %tokens% (see README), or default, csv");
     app.add_flag("--no-verify", no_verify, "build kernels without the static frame verifier (verify mode still runs it)");
     app.add_option("--jit-profile", jit_profile,
@@ -47,15 +61,21 @@ void KernelRunOptions::add_to(CLI::App& app) {
 }
 
 KernelRun::KernelRun(const KernelRunOptions& options) : options_(options) {
-    if (!options_.max_isa.empty()) {
+    if (options_.max_isa == "max") {
+        isa_cap_ = std::nullopt;  // as --isa=max: no cap but the host's, whatever BENCHFP_MAX_CPU_ISA says
+    } else if (!options_.max_isa.empty()) {
         isa_cap_ = jit::parse_isa(options_.max_isa);
         if (!isa_cap_)
-            throw UsageError("unknown --max-isa '" + options_.max_isa + "' (known: " + jit::known_isas() + ")");
+            throw UsageError("unknown --max-isa " + quoted_token(options_.max_isa) + " (known: " + jit::known_isas() +
+                             ", max)");
     } else {
         isa_cap_ = jit::isa_cap_from_env();
     }
     jit::set_verify_on_build(!options_.no_verify);
-    cases_ = expand_cases(options_.cases, isa_cap_);
+    isa_tally_ = IsaTally(isa_cap_);
+    check_run_options();
+    cases_ = expand_cases(options_.cases, isa_cap_, {options_.max_cases, mem_available_bytes()});
+    run_repro_ = run_repro_options();
     options_.perf_template = resolve_perf_template(options_.perf_template);
     PerfLine probe;
     probe.c = &cases_.front();
@@ -67,6 +87,30 @@ KernelRun::KernelRun(const KernelRunOptions& options) : options_(options) {
 }
 
 KernelRun::~KernelRun() = default;
+
+// What would otherwise fail only after the first case, or after the whole run.
+void KernelRun::check_run_options() const {
+    if (!options_.json_path.empty()) {
+        try {
+            report::check_writable(options_.json_path);
+        } catch (const std::exception& e) {
+            throw UsageError(std::string("--json: ") + e.what());
+        }
+    }
+    if (!options_.period)
+        if (const std::string problem = perf::frequency_problem(options_.frequency); !problem.empty())
+            throw UsageError(problem);
+}
+
+std::string KernelRun::run_repro_options() const {
+    const KernelRunOptions defaults;
+    std::string out;
+    if (options_.period) out += " --period=" + std::to_string(*options_.period);
+    else if (options_.frequency != defaults.frequency) out += " --freq=" + std::to_string(options_.frequency);
+    if (options_.event) out += " --event=" + *options_.event;
+    if (isa_cap_) out += std::string(" --max-isa=") + jit::to_string(*isa_cap_);  // from BENCHFP_MAX_CPU_ISA too
+    return out;
+}
 
 const perf::EventChoice& KernelRun::event() {
     if (!event_) {
@@ -116,6 +160,7 @@ SampledCall* KernelRun::next_sampled_call() {
     if (!finished_) {
         finished_ = true;
         if (exit_status_ != 2) finish();
+        exit_status_ = checked_stdout(exit_status_);
     }
     return nullptr;
 }
@@ -153,19 +198,25 @@ void KernelRun::record(const KernelCase& c, report::State state, std::string det
     result.state = state;
     result.detail = std::move(detail);
     result.ms = ms;
-    result.repro = repro(c);
+    result.repro = repro(c, run_repro_);
     result.record = std::move(extra);
     result.record["spec"] = spec_json(c);
     if (!c.skip_reason.empty()) result.record["skip_reason"] = c.skip_reason;
     std::cout << (line ? *line : report::status_line(result)) << std::endl;
     summary_.add(state);
+    isa_tally_.add(c, state != report::State::skipped);
     results_.push_back(std::move(result));
 }
 
 void KernelRun::finish() {
     if (cases_.empty()) return;  // --help: nothing was to run
-    std::cout << summary_.line() << std::endl;
+    std::cout << summary_.line() << '\n' << isa_tally_.line() << std::endl;
     exit_status_ = summary_.exit_status();
+    const std::set<std::string> allowed(options_.allow_untested.begin(), options_.allow_untested.end());
+    if (const std::string failure = isa_tally_.untested_failure(allowed); !failure.empty()) {
+        std::cout << "benchfp: " << failure << std::endl;
+        exit_status_ = std::max(exit_status_, 1);
+    }
     if (!options_.json_path.empty()) {
         try {
             report::write_results_json(options_.json_path, host_info(isa_cap_), results_, summary_);
@@ -199,8 +250,16 @@ int list_families(const std::string& json_path) {
     const nlohmann::json table = {{"host", host_isas_json()}, {"families", families_json()}};
     if (!json_path.empty()) {
         const std::string text = table.dump(2) + "\n";
-        if (json_path == "-") std::cout << text;
-        else report::write_file(json_path, text);
+        if (json_path == "-") {
+            std::cout << text;
+        } else {
+            try {
+                report::write_file(json_path, text);
+            } catch (const std::exception& e) {
+                std::cerr << "benchfp: " << e.what() << '\n';
+                return 2;
+            }
+        }
         return 0;
     }
     std::cout << "host: " << table["host"]["isa"].get<std::string>() << " (runs " << joined(table["host"]["usable"])

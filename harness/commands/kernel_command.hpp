@@ -8,6 +8,7 @@
 // sampler running, and judges it when main asks for the next one.
 #include "callers.hpp"
 #include "kernel/case_options.hpp"
+#include "kernel/isa_tally.hpp"
 #include "kernel/kernel_cases.hpp"
 #include "perf/event.hpp"
 #include "perf/symbols.hpp"
@@ -30,7 +31,9 @@ struct KernelRunOptions {
     std::string max_isa;
     std::optional<std::string> event;
     uint64_t frequency = 4000;
-    uint64_t period = 0;
+    std::optional<int64_t> period;  // signed, so that --period=-1 is out of range rather than 2^64-1
+    size_t max_cases = 100000;
+    std::vector<std::string> allow_untested;  // ISAs asked for that may be skipped here
     std::string perf_template = "default";
     std::string jit_profile;  // --jit-profile: map, jitdump, both (jit_profile.hpp); empty: off
     bool list_families = false;  // --list: the family table (as JSON with --json=FILE or -), nothing runs
@@ -68,8 +71,12 @@ private:
     void finish();
     const perf::EventChoice& event();
 
+    void check_run_options() const;
+    std::string run_repro_options() const;  // the run-wide knobs that differ from their defaults
+
     KernelRunOptions options_;
     std::optional<jit::Isa> isa_cap_;
+    std::string run_repro_;
     bool csv_header_printed_ = false;
 
     std::vector<KernelCase> cases_;
@@ -81,6 +88,7 @@ private:
     std::unique_ptr<perf::Symbols> symbols_;
     std::vector<report::CaseResult> results_;
     report::Summary summary_;
+    IsaTally isa_tally_{std::nullopt};
     bool done_ = false;      // no further case runs
     bool finished_ = false;  // the summary has been printed
     int exit_status_ = 0;

@@ -21,7 +21,7 @@ SampledCall* KernelRun::begin_unwind(const KernelCase& c) {
     options.event = event().event;
     options.tid = gettid();  // main's thread: the one that runs foo and bar
     options.frequency = options_.frequency;
-    options.period = options_.period;
+    options.period = options_.period.value_or(0);
     pending->sampler = std::make_unique<perf::Sampler>(options);
 
     const WorkloadCall call = pending->workload->call();
@@ -43,7 +43,7 @@ void KernelRun::finish_unwind() {
     symbols_->clear_regions();
     symbols_->add_region({code.name, code.begin, code.begin + code.size});
     UnwindOutcome outcome = judge_unwind(p->sampler->samples(), p->sampler->stats(), code, *symbols_, p->jit_caller,
-                                         p->c.expect, p->c.min_samples);
+                                         p->c.expect.value_or(policy_verdict(p->c.spec.frame)), p->c.min_samples);
     const double seconds = p->sampler->seconds();
     const auto total = p->sampler->stats().samples;
     outcome.record["event"] = p->sampler->event().name;

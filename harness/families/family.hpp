@@ -34,6 +34,11 @@ struct Family {
     // A small random problem of an alg: the test sweeps' and fuzzers' shapes.
     std::string (*random_problem)(const std::string& alg, std::mt19937& rng);
     bool onednn_peer = false;  // --vs=onednn has an equivalent
+    // The bytes a case's buffers take (inputs, outputs, and in corr mode the
+    // reference), computed before anything is allocated: the expansion refuses
+    // what cannot fit in memory, rather than ending in std::bad_alloc or the
+    // OOM killer mid-run. In double, so that no product of sizes can wrap.
+    double (*bytes_needed)(const KernelCase& c) = nullptr;
 
     bool supports(jit::Isa isa) const;
     bool has_alg(const std::string& alg) const;

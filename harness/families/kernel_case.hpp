@@ -47,6 +47,7 @@ struct KernelCase {
     Peers vs;
     int threads = 1;
     std::string skip_reason;  // non-empty: the ISA cannot run on this host (or above the cap)
+    bool isa_explicit = false;  // named by --isa (not "max"): a skip fails the run unless allowed
 };
 
 }  // namespace benchfp::harness

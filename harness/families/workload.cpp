@@ -2,6 +2,7 @@
 
 #include "families/family.hpp"
 #include "usage_error.hpp"
+#include "quoted.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -43,13 +44,27 @@ std::vector<size_t> parse_dims(const std::string& problem, const std::string& wh
         const char* first = problem.data() + pos;
         const char* last = problem.data() + end;
         auto [ptr, ec] = std::from_chars(first, last, dim);
-        if (first == last || ec != std::errc() || ptr != last || dim == 0 || dim > max_elements / total)
-            throw UsageError(where + ": malformed problem '" + problem + "': expected " + expected);
+        if (first == last || (ec != std::errc() && ec != std::errc::result_out_of_range) || ptr != last || dim == 0)
+            throw UsageError(where + ": malformed problem " + quoted_token(problem) + ": expected " + expected);
+        if (ec == std::errc::result_out_of_range || dim > max_elements / total)
+            throw UsageError(where + ": problem " + quoted_token(problem) + " too large: more than " +
+                             std::to_string(max_elements) + " elements");
         total *= dim;
         dims.push_back(dim);
         if (end == problem.size()) return dims;
         pos = end + 1;
     }
+}
+
+std::optional<size_t> checked_product(std::initializer_list<size_t> factors) {
+    size_t product = 1;
+    for (size_t f : factors)
+        if (__builtin_mul_overflow(product, f, &product)) return std::nullopt;
+    return product;
+}
+
+double buffer_bytes(const KernelCase& c, double floats, double corr_floats) {
+    return 4.0 * (floats + (c.mode == Mode::corr ? corr_floats : 0.0));
 }
 
 void fill_uniform(std::span<float> values, unsigned seed, float lo, float hi) {

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <initializer_list>
+#include <optional>
 #include <memory>
 #include <span>
 #include <string>
@@ -90,6 +92,13 @@ protected:
 // Dims "AxBx..." (or one count), each positive, product bounded. Throws UsageError
 // naming the problem and `expected` (what the family takes).
 std::vector<size_t> parse_dims(const std::string& problem, const std::string& where, const std::string& expected);
+
+// The product of sizes read from user input, or nullopt when it would wrap size_t.
+std::optional<size_t> checked_product(std::initializer_list<size_t> factors);
+
+// Bytes of `floats` f32 values plus, in corr mode, `corr_floats` more (the
+// reference and its bounds): what a family's bytes_needed adds up.
+double buffer_bytes(const KernelCase& c, double floats, double corr_floats);
 
 // Seeded uniform values in [lo, hi].
 void fill_uniform(std::span<float> values, unsigned seed, float lo, float hi);

@@ -1,6 +1,7 @@
 #include "kernel/case_options.hpp"
 
 #include "families/family.hpp"
+#include "quoted.hpp"
 #include "usage_error.hpp"
 
 #include <algorithm>
@@ -29,7 +30,9 @@ void CaseOptions::add_to(CLI::App& app) {
                    "peak (register-only FMA loop on as many threads)");
     app.add_option("--threads", threads, "threads of the parallel section, the calling thread included (default 1)")
         ->check(CLI::Range(1, 1024));
-    app.add_option("--batch", batches, "batch file: one case line per line, '#' comments");
+    app.add_option("--batch", batches,
+                   "batch file: one case line per line, '#' comments; options carry to the following lines");
+    app.add_flag("--reset", reset, "in a batch file: forget the options carried from the earlier lines");
     app.add_option("problems", problems, "problem descriptors, e.g. 1048576 or 64x1024");
 }
 
@@ -55,6 +58,7 @@ CaseOptions parse_batch_line(const std::string& line, const std::string& where) 
     std::istringstream words(line.substr(0, line.find('#')));
     std::vector<std::string> tokens;
     for (std::string token; words >> token;) tokens.push_back(token);
+    reject_empty_values(tokens, where);
     std::reverse(tokens.begin(), tokens.end());  // CLI11 consumes a vector from the back
 
     CaseOptions options;
@@ -64,9 +68,16 @@ CaseOptions parse_batch_line(const std::string& line, const std::string& where) 
     try {
         app.parse(tokens);
     } catch (const CLI::ParseError& e) {
-        throw UsageError(where + ": " + e.what());
+        // CLI11 echoes the tokens: a batch file may hold anything, so cut and escape.
+        throw UsageError(where + ": " + escaped(e.what(), 300));
     }
     return options;
+}
+
+void reject_empty_values(const std::vector<std::string>& tokens, const std::string& where) {
+    for (const std::string& token : tokens)
+        if (token.size() > 3 && token.starts_with("--") && token.back() == '=')
+            throw UsageError(where + ": option " + quoted_token(token) + " has an empty value");
 }
 
 }  // namespace benchfp::harness

@@ -17,6 +17,8 @@ struct CaseOptions {
     // Work: batch files to expand and problems to run, in that order.
     std::vector<std::string> batches;
     std::vector<std::string> problems;
+    // Batch files: forget the options carried from the earlier lines of this file.
+    bool reset = false;
 
     void add_to(CLI::App& app);
     // The settings of *this where set, the others from `base`; no work is copied.
@@ -26,5 +28,9 @@ struct CaseOptions {
 // Parses one batch-file line (comments after '#' removed) with the same options.
 // Throws UsageError prefixed with `where` ("file:line").
 CaseOptions parse_batch_line(const std::string& line, const std::string& where);
+
+// Throws UsageError for a token "--name=" with nothing after the '=': CLI11
+// would take the next argument as its value, silently shifting the rest.
+void reject_empty_values(const std::vector<std::string>& tokens, const std::string& where);
 
 }  // namespace benchfp::harness

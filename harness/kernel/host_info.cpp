@@ -23,4 +23,14 @@ nlohmann::json host_info(std::optional<jit::Isa> isa_cap) {
     return host;
 }
 
+std::optional<double> mem_available_bytes() {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key, unit;
+    for (double kib; meminfo >> key >> kib;) {
+        std::getline(meminfo, unit);
+        if (key == "MemAvailable:") return kib * 1024;
+    }
+    return std::nullopt;
+}
+
 }  // namespace benchfp::harness

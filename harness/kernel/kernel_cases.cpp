@@ -1,10 +1,12 @@
 #include "kernel/kernel_cases.hpp"
 
 #include "families/family.hpp"
+#include "quoted.hpp"
 #include "usage_error.hpp"
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace benchfp::harness {
@@ -33,12 +35,39 @@ std::filesystem::path find_batch_file(const std::string& name, const std::string
     for (const std::filesystem::path& candidate :
          {std::filesystem::path(name), std::filesystem::path(BENCHFP_SOURCE_DIR) / name})
         if (std::filesystem::is_regular_file(candidate)) return candidate;
-    throw UsageError(where + ": cannot open batch file '" + name + "'");
+    throw UsageError(where + ": cannot open batch file " + quoted_token(name));
+}
+
+// A batch file parsed once, however often it is included: nested batches
+// multiply their lines, and CLI11 is not free.
+struct BatchLine {
+    CaseOptions options;
+    std::string where;  // "file:line"
+};
+
+std::vector<BatchLine> read_batch_lines(const std::filesystem::path& path, const std::string& name) {
+    std::ifstream file(path);
+    std::vector<BatchLine> lines;
+    std::string line;
+    for (int number = 1; std::getline(file, line); ++number) {
+        if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 byte-order mark
+        const std::string where = name + ":" + std::to_string(number);
+        lines.push_back({parse_batch_line(line, where), where});
+    }
+    return lines;
+}
+
+std::string gib(double bytes) {
+    std::ostringstream out;
+    out.precision(3);
+    out << bytes / double(1 << 30) << " GiB";
+    return out.str();
 }
 
 class Expander {
 public:
-    Expander(const CaseOptions& command_line, std::optional<jit::Isa> cap) : cli_(command_line), cap_(cap) {}
+    Expander(const CaseOptions& command_line, std::optional<jit::Isa> cap, const ExpandLimits& limits)
+        : cli_(command_line), cap_(cap), limits_(limits) {}
 
     std::vector<KernelCase> run() {
         expand(cli_, "command line", 0);
@@ -52,20 +81,30 @@ private:
         for (const std::string& problem : state.problems) add_cases(cli_.over(state), problem, where);
     }
 
+    // Options on a line carry to the following lines of the same file until
+    // --reset (benchdnn's convention), over the options of the including line.
     void read_batch(const std::string& name, const CaseOptions& state, const std::string& where, int depth) {
         if (depth >= max_batch_depth)
             throw UsageError(where + ": batch files nested more than " + std::to_string(max_batch_depth) + " deep");
         const auto path = find_batch_file(name, where);
-        std::ifstream file(path);
-        std::string line;
-        for (int number = 1; std::getline(file, line); ++number) {
-            const std::string line_where = name + ":" + std::to_string(number);
-            CaseOptions parsed = parse_batch_line(line, line_where);
-            CaseOptions merged = parsed.over(state);
-            merged.batches = parsed.batches;
-            merged.problems = parsed.problems;
-            expand(merged, line_where, depth + 1);
+        auto [cached, fresh] = files_.try_emplace(path.string());
+        if (fresh) cached->second = read_batch_lines(path, name);
+        CaseOptions carried;
+        for (const BatchLine& line : cached->second) {
+            // Lines without problems cost nothing each, but nested batches multiply them too.
+            if (++lines_expanded_ > 10 * limits_.max_cases) throw too_many(line.where, "batch lines");
+            if (line.options.reset) carried = CaseOptions{};
+            carried = line.options.over(carried);
+            CaseOptions merged = carried.over(state);
+            merged.batches = line.options.batches;
+            merged.problems = line.options.problems;
+            expand(merged, line.where, depth + 1);
         }
+    }
+
+    UsageError too_many(const std::string& where, const std::string& what) const {
+        return UsageError(where + ": more than " + std::to_string(limits_.max_cases) + " cases (" + what +
+                          " expanded so far); nested batches multiply: raise the cap with --max-cases=N");
     }
 
     // One case per element of the cartesian product of the list options.
@@ -80,17 +119,19 @@ private:
         if (o.expect) {
             expect = parse_expect(*o.expect);
             if (!expect)
-                throw UsageError(where + ": unknown --expect value '" + *o.expect +
-                                 "' (known: full, skipped-caller, broken)");
+                throw UsageError(where + ": unknown --expect value " + quoted_token(*o.expect) +
+                                 " (known: full, skipped-caller, broken)");
         }
         for (const std::string& kernel : split_list(o.kernel.value_or("eltwise"))) {
             const Family* family = find_family(kernel);
             if (!family)
-                throw UsageError(where + ": unknown kernel '" + kernel + "' (known: " + family_names() + ")");
+                throw UsageError(where + ": unknown kernel " + quoted_token(kernel) + " (known: " + family_names() + ")");
             for (const std::string& alg : split_list(o.alg.value_or(family->algs.front()))) {
-                if (!family->has_alg(alg)) throw UsageError(where + ": unknown alg '" + alg + "' for " + kernel);
+                if (!family->has_alg(alg)) throw UsageError(where + ": unknown alg " + quoted_token(alg) + " for " + kernel);
+                family->validate(alg, problem, where);
                 for (const std::string& isa_name : split_list(o.isa.value_or("max")))
                     for (const std::string& frame_name : split_list(o.frame.value_or("frame"))) {
+                        if (cases_.size() >= limits_.max_cases) throw too_many(where, "cases");
                         KernelCase c;
                         c.spec.kernel = kernel;
                         c.spec.alg = alg;
@@ -105,19 +146,36 @@ private:
                         c.max_ms_per_prb = o.max_ms_per_prb.value_or(c.max_ms_per_prb);
                         c.vs = peers;
                         c.threads = o.threads.value_or(c.threads);
-                        family->validate(alg, problem, where);
+                        check_peak_peer(c, where);
+                        check_memory(c, *family, where);
                         cases_.push_back(std::move(c));
                     }
             }
         }
     }
 
+    // The FMA peak loop exists from avx2 on (FMA came with it): there is no sse41 peak to compare with.
+    static void check_peak_peer(const KernelCase& c, const std::string& where) {
+        if (c.mode == Mode::perf && c.vs.peak && c.spec.isa == jit::Isa::sse41 && c.skip_reason.empty())
+            throw UsageError(where + ": --vs=peak needs avx2 or avx512: the FMA peak loop has no sse41 form "
+                                     "(FMA came with avx2); drop peak for --isa=sse41");
+    }
+
+    // Before anything is allocated: what cannot fit is bad input, not a std::bad_alloc mid-run.
+    void check_memory(const KernelCase& c, const Family& family, const std::string& where) const {
+        if (c.mode == Mode::list || !limits_.memory_bytes || !family.bytes_needed) return;
+        const double needed = family.bytes_needed(c);
+        if (needed > *limits_.memory_bytes)
+            throw UsageError(where + ": problem " + quoted_token(c.problem) + " (" + c.spec.kernel + " " +
+                             to_string(c.mode) + ") needs " + gib(needed) + " of memory; " +
+                             gib(*limits_.memory_bytes) + " is available (MemAvailable, /proc/meminfo)");
+    }
     static Mode parse_mode(const std::string& name, const std::string& where) {
         for (Mode mode : all_modes)
             if (name == to_string(mode)) return mode;
         std::string known;
         for (Mode mode : all_modes) known += (known.empty() ? "" : ", ") + std::string(to_string(mode));
-        throw UsageError(where + ": unknown --mode '" + name + "' (known: " + known + ")");
+        throw UsageError(where + ": unknown --mode " + quoted_token(name) + " (known: " + known + ")");
     }
 
     static Peers parse_peers(const std::string& list, const std::string& where) {
@@ -125,7 +183,7 @@ private:
         if (list.empty()) return peers;
         for (const std::string& peer : split_list(list)) {
             bool* flag = peer == "onednn" ? &peers.onednn : peer == "copy" ? &peers.copy : peer == "peak" ? &peers.peak : nullptr;
-            if (!flag) throw UsageError(where + ": unknown --vs '" + peer + "' (known: onednn, copy, peak)");
+            if (!flag) throw UsageError(where + ": unknown --vs " + quoted_token(peer) + " (known: onednn, copy, peak)");
             *flag = true;
         }
         return peers;
@@ -133,7 +191,7 @@ private:
 
     static jit::FramePolicy parse_frame(const std::string& name, const std::string& where) {
         if (auto policy = jit::parse_frame_policy(name)) return *policy;
-        throw UsageError(where + ": unknown --frame '" + name + "' (known: " + jit::known_frame_policies() + ")");
+        throw UsageError(where + ": unknown --frame " + quoted_token(name) + " (known: " + jit::known_frame_policies() + ")");
     }
 
     // "max" is the highest ISA the family implements that this host may run.
@@ -150,8 +208,9 @@ private:
             return;
         }
         const auto isa = jit::parse_isa(name);
-        if (!isa) throw UsageError(where + ": unknown ISA '" + name + "' (known: " + jit::known_isas() + ", max)");
+        if (!isa) throw UsageError(where + ": unknown ISA " + quoted_token(name) + " (known: " + jit::known_isas() + ", max)");
         c.spec.isa = *isa;
+        c.isa_explicit = cli_.isa.has_value();  // named on the command line, not by a batch's matrix
         if (!family.supports(*isa))
             c.skip_reason = family.name + " has no " + name + " implementation";
         else
@@ -160,37 +219,40 @@ private:
 
     const CaseOptions& cli_;
     std::optional<jit::Isa> cap_;
+    ExpandLimits limits_;
     std::vector<KernelCase> cases_;
+    std::map<std::string, std::vector<BatchLine>> files_;  // by path: each file parsed once
+    size_t lines_expanded_ = 0;
 };
 
 }  // namespace
 
-std::string repro(const KernelCase& c) {
+std::string repro(const KernelCase& c, const std::string& run_options) {
+    const KernelCase defaults;
     std::ostringstream out;
     out << "--mode=" << to_string(c.mode) << " --kernel=" << c.spec.kernel << " --alg=" << c.spec.alg
         << " --isa=" << jit::to_string(c.spec.isa) << " --frame=" << jit::to_string(c.spec.frame);
-    switch (c.mode) {
-    case Mode::unwind:
+    // The knobs of the case's mode: the main one always (the line says what was
+    // measured), the others where not default; the seed (every mode fills data) too.
+    if ((c.mode == Mode::step || c.mode == Mode::abi) && c.expect) out << " --expect=" << perf::to_string(*c.expect);
+    if (c.mode == Mode::unwind) {
         if (c.expect) out << " --expect=" << perf::to_string(*c.expect);
         out << " --duration-ms=" << c.duration_ms;
-        break;
-    case Mode::perf:
+        if (c.min_samples != defaults.min_samples) out << " --min-samples=" << c.min_samples;
+    }
+    if (c.mode == Mode::perf) {
         out << " --max-ms-per-prb=" << c.max_ms_per_prb;
         if (c.vs.any()) out << " --vs=" << c.vs.list();
-        break;
-    case Mode::corr: out << " --seed=" << c.seed; break;
-    case Mode::list:
-    case Mode::verify:
-    case Mode::step:
-    case Mode::abi: break;
     }
-    if (c.threads != 1) out << " --threads=" << c.threads;
-    out << ' ' << c.problem;
+    if (c.mode == Mode::corr || c.seed != defaults.seed) out << " --seed=" << c.seed;
+    if (c.threads != defaults.threads) out << " --threads=" << c.threads;
+    out << run_options << ' ' << c.problem;
     return out.str();
 }
 
-std::vector<KernelCase> expand_cases(const CaseOptions& command_line, std::optional<jit::Isa> isa_cap) {
-    return Expander(command_line, isa_cap).run();
+std::vector<KernelCase> expand_cases(const CaseOptions& command_line, std::optional<jit::Isa> isa_cap,
+                                     const ExpandLimits& limits) {
+    return Expander(command_line, isa_cap, limits).run();
 }
 
 }  // namespace benchfp::harness

@@ -15,9 +15,20 @@
 
 namespace benchfp::harness {
 
-// The options and problem that reproduce the case alone.
-std::string repro(const KernelCase& c);
+// The options and problem that reproduce the case alone: the mode's own knobs,
+// every other knob that differs from its default, and `run_options` (the
+// run-wide ones that differ from theirs: --freq, --event, --max-isa, ...).
+std::string repro(const KernelCase& c, const std::string& run_options = "");
 
-std::vector<KernelCase> expand_cases(const CaseOptions& command_line, std::optional<jit::Isa> isa_cap);
+struct ExpandLimits {
+    // More cases is a mistake (nested batches multiply): refused during the
+    // expansion, before it takes minutes. --max-cases raises it.
+    size_t max_cases = 100000;
+    // Cases whose buffers need more (Family::bytes_needed) are refused; unset: no check.
+    std::optional<double> memory_bytes;
+};
+
+std::vector<KernelCase> expand_cases(const CaseOptions& command_line, std::optional<jit::Isa> isa_cap,
+                                     const ExpandLimits& limits = {});
 
 }  // namespace benchfp::harness

@@ -7,6 +7,15 @@
 
 namespace benchfp::harness {
 
+perf::Verdict policy_verdict(jit::FramePolicy policy) {
+    switch (policy) {
+    case jit::FramePolicy::clobber: return perf::Verdict::broken;
+    case jit::FramePolicy::preserve: return perf::Verdict::skipped_caller;
+    case jit::FramePolicy::frame: return perf::Verdict::full;
+    }
+    return perf::Verdict::full;
+}
+
 perf::JitCode jit_code_of(const jit::CodeRegionInfo& code) {
     perf::JitCode jit;
     jit.region = {code.name, code.begin, code.begin + code.size};

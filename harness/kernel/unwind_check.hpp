@@ -2,6 +2,7 @@
 // Judges the samples of one unwind case: a chain verdict per JIT sample, the
 // tallies, and PASSED/FAILED against the expected verdict.
 #include "jit/code_regions.hpp"
+#include "jit/frame_policy.hpp"
 #include "perf/ring.hpp"
 #include "perf/symbols.hpp"
 #include "perf/verdict.hpp"
@@ -28,6 +29,11 @@ struct UnwindOutcome {
 UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf::RingStats& stats,
                            const jit::CodeRegionInfo& code, const perf::Symbols& symbols,
                            const std::string& jit_caller, std::optional<perf::Verdict> expect, int min_samples);
+
+// The verdict a frame policy gives every sample (README's table): clobber
+// broken, preserve skipped-caller, frame full. An unwind case without --expect
+// expects its policy's.
+perf::Verdict policy_verdict(jit::FramePolicy policy);
 
 perf::JitCode jit_code_of(const jit::CodeRegionInfo& code);
 

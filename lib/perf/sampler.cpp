@@ -9,8 +9,24 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 
 namespace benchfp::perf {
+
+uint64_t max_sample_frequency() {
+    std::ifstream in("/proc/sys/kernel/perf_event_max_sample_rate");
+    uint64_t limit = 0;
+    return in >> limit ? limit : 0;
+}
+
+std::string frequency_problem(uint64_t frequency) {
+    if (frequency == 0) return "--freq must be at least 1";
+    const uint64_t limit = max_sample_frequency();
+    if (limit && frequency > limit)
+        return "--freq=" + std::to_string(frequency) + " is above this host's limit of " + std::to_string(limit) +
+               " Hz (/proc/sys/kernel/perf_event_max_sample_rate)";
+    return "";
+}
 
 Sampler::Sampler(const SamplerOptions& options) : options_(options) {
     const unsigned pages = options_.ring_pages;

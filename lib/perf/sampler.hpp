@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -28,6 +29,15 @@ struct SamplerOptions {
     unsigned ring_pages = 64;       // data pages of the ring (a power of two)
     std::chrono::milliseconds drain_interval{5};
 };
+
+// The kernel's limit on the sampling frequency
+// (/proc/sys/kernel/perf_event_max_sample_rate), or 0 where it cannot be read.
+uint64_t max_sample_frequency();
+
+// Why perf_event_open would refuse this frequency with a bare EINVAL, naming
+// the option (`--freq`) and the limit; empty when it is fine. Checked before a
+// run, so a bad rate fails up front rather than at the first sampled case.
+std::string frequency_problem(uint64_t frequency);
 
 class Sampler {
 public:

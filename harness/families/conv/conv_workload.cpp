@@ -2,6 +2,7 @@
 
 #include "families/family.hpp"
 #include "peers/onednn.hpp"
+#include "quoted.hpp"
 #include "usage_error.hpp"
 
 #include <cmath>
@@ -13,7 +14,7 @@ namespace benchfp::harness {
 
 ConvShape parse_conv_problem(const std::string& problem, const std::string& where) {
     auto fail = [&](const std::string& why) -> UsageError {
-        return UsageError(where + ": malformed problem '" + problem + "': " + why +
+        return UsageError(where + ": malformed problem " + quoted_token(problem) + ": " + why +
                           " (expected e.g. mb1ic16ih28oc32kh3ph1, see README)");
     };
     static const std::regex token("([a-z]+)([0-9]{1,6})");
@@ -24,7 +25,7 @@ ConvShape parse_conv_problem(const std::string& problem, const std::string& wher
         const std::string name = (*it)[1];
         static const std::set<std::string> known = {"mb", "ic", "ih", "iw", "oc", "kh", "kw",
                                                     "sh", "sw", "ph", "pw", "dh", "dw"};
-        if (!known.count(name)) throw fail("unknown dimension '" + name + "'");
+        if (!known.count(name)) throw fail("unknown dimension " + quoted_token(name));
         v[name] = std::stoul((*it)[2]);
         pos += it->length();
     }
@@ -37,14 +38,21 @@ ConvShape parse_conv_problem(const std::string& problem, const std::string& wher
     s.kh = v["kh"], s.kw = get("kw", s.kh), s.sh = get("sh", 1), s.sw = get("sw", s.sh);
     s.ph = get("ph", 0), s.pw = get("pw", s.ph), s.dh = get("dh", 0), s.dw = get("dw", s.dh);
     if (s.mb == 0 || s.iw == 0 || s.kw == 0 || s.sh == 0 || s.sw == 0) throw fail("a size or stride is 0");
+    // Sizes have at most 6 digits (the token pattern), so these fit a long.
     const long eh = long((s.kh - 1) * (s.dh + 1) + 1), ew = long((s.kw - 1) * (s.dw + 1) + 1);
     const long oh = (long(s.ih) + 2 * long(s.ph) - eh) / long(s.sh) + 1;
     const long ow = (long(s.iw) + 2 * long(s.pw) - ew) / long(s.sw) + 1;
     if (oh < 1 || ow < 1 || long(s.ih) + 2 * long(s.ph) < eh || long(s.iw) + 2 * long(s.pw) < ew)
         throw fail("the kernel does not fit the padded input");
     s.oh = oh, s.ow = ow;
-    if (s.mb * s.ih * s.iw * s.ic > (size_t{1} << 30) || s.kh * s.kw * s.ic * s.oc > (size_t{1} << 30))
-        throw fail("too large");
+    // Every product checked: six-digit sizes multiply past 2^64 and would wrap to small buffers.
+    constexpr size_t max_tensor = size_t{1} << 30;
+    for (auto [tensor, elements] : {std::pair{"source", checked_product({s.mb, s.ih, s.iw, s.ic})},
+                                    std::pair{"weights", checked_product({s.kh, s.kw, s.ic, s.oc})},
+                                    std::pair{"destination", checked_product({s.mb, s.oh, s.ow, s.oc})}})
+        if (!elements || *elements > max_tensor)
+            throw UsageError(where + ": problem " + quoted_token(problem) + " too large: the " + tensor +
+                             " has more than 2^30 elements");
     return s;
 }
 
@@ -151,6 +159,13 @@ std::string random_problem(const std::string&, std::mt19937& rng) {
     return p;
 }
 
+// Source, weights and destination; corr adds the reference and its bound (a double) per output.
+double bytes_needed(const KernelCase& c) {
+    const ConvShape s = parse_conv_problem(c.problem, "problem");
+    const double dst = double(s.mb) * s.oh * s.ow * s.oc;
+    return buffer_bytes(c, double(s.mb) * s.ih * s.iw * s.ic + double(s.kh) * s.kw * s.ic * s.oc + dst, 3 * dst);
+}
+
 }  // namespace
 
 Family conv_family() {
@@ -163,7 +178,8 @@ Family conv_family() {
             validate_with<parse_conv_problem>,
             make<ConvWorkload>,
             random_problem,
-            true};
+            true,
+            bytes_needed};
 }
 
 }  // namespace benchfp::harness

@@ -77,6 +77,12 @@ std::string random_problem(const std::string&, std::mt19937& rng) {
     return std::to_string(std::uniform_int_distribution<int>(1, 300)(rng));
 }
 
+// Source and destination; corr adds the reference.
+double bytes_needed(const KernelCase& c) {
+    const double n = double(parse_eltwise_problem(c.problem, "problem"));
+    return buffer_bytes(c, 2 * n, n);
+}
+
 }  // namespace
 
 Family eltwise_family() {
@@ -89,7 +95,8 @@ Family eltwise_family() {
             validate_with<parse_eltwise_problem>,
             make<EltwiseWorkload>,
             random_problem,
-            true};
+            true,
+            bytes_needed};
 }
 
 }  // namespace benchfp::harness

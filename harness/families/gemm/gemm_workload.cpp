@@ -2,12 +2,15 @@
 
 #include "families/family.hpp"
 #include "peers/onednn.hpp"
+#include "quoted.hpp"
 #include "usage_error.hpp"
 
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <regex>
 
@@ -65,14 +68,25 @@ constexpr size_t nc_block = 1024;
 constexpr size_t mc_tiles = 8;  // MC = mc_tiles * MR
 }  // namespace
 
+// beta as a float; one that overflows or underflows f32 is refused rather than
+// rounded to infinity or zero (std::stof would throw std::out_of_range, uncaught).
+static float parse_beta(const std::string& text, const std::string& where) {
+    errno = 0;
+    const float beta = std::strtof(text.c_str(), nullptr);
+    if (errno == ERANGE || !std::isfinite(beta))
+        throw UsageError(where + ": gemm beta " + quoted_token(text) + " is out of the range of a float (" +
+                         (std::fabs(beta) > 1 ? "overflow" : "underflow") + ")");
+    return beta;
+}
+
 GemmShape parse_gemm_problem(const std::string& problem, const std::string& where) {
     static const std::regex form(R"(m(\d{1,6})n(\d{1,6})k(\d{1,6})(beta(-?[0-9]+(\.[0-9]+)?))?)");
     std::smatch m;
     if (!std::regex_match(problem, m, form) || std::stoul(m[1]) == 0 || std::stoul(m[2]) == 0 ||
         std::stoul(m[3]) == 0)
-        throw UsageError(where + ": malformed problem '" + problem +
-                         "': expected m<M>n<N>k<K>[beta<B>] like m1024n1024k1024 or m7n33k5beta0.5");
-    return {std::stoul(m[1]), std::stoul(m[2]), std::stoul(m[3]), m[5].matched ? std::stof(m[5]) : 0.0f};
+        throw UsageError(where + ": malformed problem " + quoted_token(problem) +
+                         ": expected m<M>n<N>k<K>[beta<B>] like m1024n1024k1024 or m7n33k5beta0.5");
+    return {std::stoul(m[1]), std::stoul(m[2]), std::stoul(m[3]), m[5].matched ? parse_beta(m[5], where) : 0.0f};
 }
 
 GemmWorkload::GemmWorkload(const KernelCase& c)
@@ -209,6 +223,13 @@ std::string random_problem(const std::string&, std::mt19937& rng) {
     return "m" + std::to_string(m) + "n" + std::to_string(n) + "k" + std::to_string(k) + (with_beta ? "beta0.5" : "");
 }
 
+// A, B, C and C's initial copy; corr adds the reference (float) and two doubles per element of C.
+double bytes_needed(const KernelCase& c) {
+    const GemmShape s = parse_gemm_problem(c.problem, "problem");
+    const double mn = double(s.m) * s.n;
+    return buffer_bytes(c, double(s.m) * s.k + double(s.k) * s.n + 2 * mn, 5 * mn);
+}
+
 }  // namespace
 
 std::unique_ptr<Peer> GemmWorkload::onednn_peer() {
@@ -225,7 +246,8 @@ Family gemm_family() {
             validate_with<parse_gemm_problem>,
             make<GemmWorkload>,
             random_problem,
-            true};
+            true,
+            bytes_needed};
 }
 
 }  // namespace benchfp::harness

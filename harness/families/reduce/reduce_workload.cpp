@@ -80,6 +80,13 @@ std::string random_problem(const std::string&, std::mt19937& rng) {
     return std::to_string(rows) + "x" + std::to_string(cols);
 }
 
+// Source and destination; corr adds the reference and each row's statistics (a few doubles).
+double bytes_needed(const KernelCase& c) {
+    const ReduceShape s = parse_reduce_problem(c.problem, "problem");
+    const double dst = c.spec.alg == "softmax" ? double(s.rows) * s.cols : double(s.rows);
+    return buffer_bytes(c, double(s.rows) * s.cols + dst, dst + 8.0 * s.rows);
+}
+
 }  // namespace
 
 Family reduce_family() {
@@ -92,7 +99,8 @@ Family reduce_family() {
             validate_with<parse_reduce_problem>,
             make<ReduceWorkload>,
             random_problem,
-            true};
+            true,
+            bytes_needed};
 }
 
 }  // namespace benchfp::harness

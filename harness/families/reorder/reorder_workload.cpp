@@ -3,6 +3,7 @@
 #include "families/family.hpp"
 #include "jit/enum_names.hpp"
 #include "peers/onednn.hpp"
+#include "quoted.hpp"
 #include "usage_error.hpp"
 
 namespace benchfp::harness {
@@ -24,10 +25,10 @@ TransposeShape parse_reorder_problem(ReorderAlg alg, const std::string& problem,
         const auto d = parse_dims(problem, where, "RxC or BxRxC for transpose");
         if (d.size() == 2) return {1, d[0], d[1]};
         if (d.size() == 3) return {d[0], d[1], d[2]};
-        throw UsageError(where + ": malformed problem '" + problem + "': expected RxC or BxRxC for transpose");
+        throw UsageError(where + ": malformed problem " + quoted_token(problem) + ": expected RxC or BxRxC for transpose");
     }
     const auto d = parse_dims(problem, where, "NxCxHxW for " + name);
-    if (d.size() != 4) throw UsageError(where + ": malformed problem '" + problem + "': expected NxCxHxW for " + name);
+    if (d.size() != 4) throw UsageError(where + ": malformed problem " + quoted_token(problem) + ": expected NxCxHxW for " + name);
     if (alg == ReorderAlg::nchw2nhwc) return {d[0], d[1], d[2] * d[3]};
     return {d[0], d[2] * d[3], d[1]};  // nhwc2nchw: rows H*W of C channels each
 }
@@ -94,6 +95,13 @@ std::string random_problem(const std::string& alg, std::mt19937& rng) {
     return p;
 }
 
+// Source and destination; corr adds the reference.
+double bytes_needed(const KernelCase& c) {
+    const TransposeShape s = parse_reorder_problem(*parse_reorder_alg(c.spec.alg), c.problem, "problem");
+    const double n = double(s.batch) * s.rows * s.cols;
+    return buffer_bytes(c, 2 * n, n);
+}
+
 }  // namespace
 
 Family reorder_family() {
@@ -108,7 +116,8 @@ Family reorder_family() {
             },
             make<ReorderWorkload>,
             random_problem,
-            true};
+            true,
+            bytes_needed};
 }
 
 }  // namespace benchfp::harness

@@ -1,11 +1,13 @@
 #pragma once
-// Running the benchfp binary as a user would, for the end-to-end tests
-// (cli_test.cpp, cli_judge_test.cpp): from the source tree, output captured.
+// Running the benchfp binary from the end-to-end tests (cli_test.cpp,
+// cli_judge_test.cpp, cli_robust_test.cpp): status and combined output, and the
+// perf skip rule.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 struct CommandRun {
@@ -30,8 +32,24 @@ inline CommandRun run_benchfp(const std::string& args, const std::string& env = 
     return run_shell(env + " " + BENCHFP_BIN + " " + args);
 }
 
+inline bool perf_required() {
+    const char* value = std::getenv("BENCHFP_REQUIRE_PERF");
+    return value && std::string(value) == "1";
+}
+
+inline bool perf_unavailable(const CommandRun& run) {
+    return run.status == 2 && run.output.find("perf_event_open") != std::string::npos;
+}
+
+#define SKIP_OR_FAIL_WITHOUT_PERF(run)                                                                  \
+    if (perf_unavailable(run)) {                                                                        \
+        if (perf_required()) FAIL() << "BENCHFP_REQUIRE_PERF=1 but sampling is unavailable:\n" << (run).output; \
+        GTEST_SKIP() << "sampling unavailable here:\n" << (run).output;                                 \
+    }
+
 inline void expect_usage_error(const std::string& args, const std::string& token, const std::string& env = "") {
     const CommandRun run = run_benchfp(args, env);
     EXPECT_EQ(run.status, 2) << run.output;
     EXPECT_NE(run.output.find(token), std::string::npos) << "message should name " << token << ":\n" << run.output;
 }
+

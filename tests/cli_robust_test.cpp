@@ -1,0 +1,127 @@
+// End to end, issues 10 and 11: a run never passes without testing, and bad
+// input (sizes, rates, paths, batch files) ends in a message naming it and
+// status 2, never a signal, a hang, a silent skip or a silent pass.
+#include "cli_run.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+    return (std::filesystem::temp_directory_path() / ("benchfp_robust_" + std::to_string(getpid()) + "_" + name))
+        .string();
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+    const std::string path = temp_path(name);
+    std::ofstream(path) << text;
+    return path;
+}
+
+void expect_run(const CommandRun& run, int status, std::initializer_list<const char*> wanted) {
+    EXPECT_EQ(run.status, status) << run.output;
+    for (const char* text : wanted) EXPECT_NE(run.output.find(text), std::string::npos) << text << " in:\n" << run.output;
+}
+
+}  // namespace
+
+TEST(CliNeverGreen, ARunInWhichNoCaseRanFails) {
+    expect_run(run_benchfp("kernel --batch=cases/eltwise/ci --isa=avx512 --mode=list", "BENCHFP_MAX_CPU_ISA=avx2"), 1,
+               {"tests:24 passed:0 skipped:24", "isa: avx512 ran:0 skipped:24 (not usable here", "no case ran"});
+}
+
+TEST(CliNeverGreen, AnIsaAskedForThatCannotRunFailsUnlessAllowed) {
+    const std::string args = "kernel --isa=avx2,avx512 --mode=list 64";
+    expect_run(run_benchfp(args, "BENCHFP_MAX_CPU_ISA=avx2"), 1,
+               {"isa: avx2 ran:1 skipped:0, avx512 ran:0 skipped:1", "--allow-untested=avx512"});
+    expect_run(run_benchfp(args + " --allow-untested=avx512", "BENCHFP_MAX_CPU_ISA=avx2"), 0, {"1:SKIPPED"});
+    expect_run(run_benchfp("kernel --isa=max --mode=list 64", "BENCHFP_MAX_CPU_ISA=sse41"), 0, {"isa: sse41 ran:1"});
+    expect_run(run_benchfp("kernel --max-isa=max --mode=list 64", "BENCHFP_MAX_CPU_ISA=sse41"), 0, {"0:LISTED"});
+}
+
+TEST(CliNeverGreen, BatchLineOfOptionsCarriesToTheNextLines) {
+    const std::string batch = write_temp("carry", "--kernel=eltwise --alg=exp\n1024\n");
+    expect_run(run_benchfp("kernel --batch=" + batch), 0, {"--alg=exp", "tests:1 passed:1"});
+    std::filesystem::remove(batch);
+}
+
+TEST(CliNeverGreen, ReproHoldsTheRunWideKnobs) {
+    expect_run(run_benchfp("kernel --mode=list --freq=1000 --event=cycles --seed=7 --threads=2 64",
+                           "BENCHFP_MAX_CPU_ISA=avx2"),
+               0, {"--freq=1000", "--event=cycles", "--max-isa=avx2", "--seed=7", "--threads=2"});
+}
+
+TEST(CliNeverGreen, UnwritableJsonIsFoundBeforeTheFirstCase) {
+    const CommandRun run = run_benchfp("kernel --mode=corr --json=/nonexistent/x.json 64");
+    expect_run(run, 2, {"/nonexistent/x.json"});
+    EXPECT_EQ(run.output.find("PASSED"), std::string::npos) << run.output;
+}
+
+TEST(CliBadInput, HugeGemmBetaIsBadInputNotAnAbort) {
+    expect_usage_error("kernel --kernel=gemm --mode=list m1n1k1beta99999999999999999999999999999999999999999999",
+                       "beta");
+}
+
+TEST(CliBadInput, ConvSizesThatWouldWrapAreRefused) {
+    expect_usage_error("kernel --kernel=conv --mode=corr mb65536ic65536ih65536iw65536oc1kh1sh65536", "too large");
+}
+
+TEST(CliBadInput, ProblemsLargerThanMemoryAreRefusedUpFront) {
+    expect_usage_error("kernel --kernel=gemm --mode=corr m999999n999999k999999", "MemAvailable");
+}
+
+TEST(CliRobust, ThreadsThatCannotStartFailTheCaseWithoutHanging) {
+    const CommandRun run =
+        run_shell(std::string("ulimit -v 4000000; timeout 120 ") + BENCHFP_BIN + " kernel --mode=corr --threads=1024 1000");
+    EXPECT_NE(run.status, 124) << "timed out: a hang";
+    expect_run(run, 1, {"0:FAILED", "cannot start the parallel section's threads"});
+}
+
+TEST(CliRobust, VersionPrintsWithoutAborting) { expect_run(run_benchfp("--version"), 0, {"commit: ", "onednn: "}); }
+
+TEST(CliRobust, WriteErrorsAreStatus2WithThePath) {
+    expect_run(run_benchfp("kernel --mode=corr --json=/dev/full 1024"), 2, {"/dev/full", "No space left"});
+    expect_run(run_shell(std::string("(") + BENCHFP_BIN + " kernel --mode=list 64 > /dev/full)"), 2,
+               {"standard output"});
+    expect_run(run_shell(std::string("(") + BENCHFP_BIN + " --version > /dev/full)"), 2, {"standard output"});
+}
+
+TEST(CliBadInput, AllocSampleRateNanAndUnknownSubcommand) {
+    const std::string out = temp_path("nan.pb.gz");
+    expect_usage_error("alloc profile --workload=structs --sample-rate=nan --out=" + out, "--sample-rate");
+    EXPECT_FALSE(std::filesystem::exists(out));
+    expect_usage_error("alloc foo", "'foo'");
+    const CommandRun unwritable = run_benchfp("alloc profile --workload=structs --out=/nonexistent/x.pb.gz");
+    expect_run(unwritable, 2, {"/nonexistent/x.pb.gz"});
+    EXPECT_EQ(unwritable.output.find("alloc profile: workload="), std::string::npos) << "ran before checking";
+}
+
+TEST(CliBadInput, SamplingRatesAreCheckedUpFrontNamingTheOption) {
+    expect_usage_error("kernel --mode=unwind --freq=1000000 1024", "--freq=1000000 is above this host's limit");
+    expect_usage_error("kernel --mode=unwind --period=-1 1024", "--period");
+    expect_usage_error("kernel --mode=unwind --period=0 1024", "--period");
+}
+
+TEST(CliBadInput, NestedBatchesHitTheCaseCapFast) {
+    std::string next = write_temp("leaf", "--mode=list 64\n");
+    for (int level = 0; level < 7; ++level) {
+        std::string lines;
+        for (int i = 0; i < 10; ++i) lines += "--batch=" + next + "\n";
+        next = write_temp("level" + std::to_string(level), lines);
+    }
+    const CommandRun run = run_shell(std::string("timeout 60 ") + BENCHFP_BIN + " kernel --batch=" + next);
+    expect_run(run, 2, {"more than 100000 cases", "--max-cases"});
+}
+
+TEST(CliBadInput, SmallerInputMistakes) {
+    expect_usage_error("kernel --kernel= --mode=list 64", "'--kernel=' has an empty value");
+    expect_usage_error("kernel --mode=list 2147483649", "too large");
+    expect_usage_error("kernel --mode=perf --vs=peak --isa=sse41 64", "--vs=peak needs avx2");
+    const CommandRun garbage = run_benchfp("kernel --mode=list " + std::string(100000, 'x'));
+    expect_run(garbage, 2, {"(100000 bytes)"});
+    EXPECT_LT(garbage.output.size(), 1000u);
+    const CommandRun unexpected = run_benchfp("kernel --mode=list 64 --bogus " + std::string(100000, 'y'));
+    EXPECT_EQ(unexpected.status, 2);
+    EXPECT_LT(unexpected.output.size(), 1000u) << unexpected.output.substr(0, 1000);
+}
