@@ -17,7 +17,7 @@
 #   3. chroot into it as root, with /proc, /sys, /dev and /dev/pts mounted as on the host (so
 #      perf_event_open and libpfm4's /sys/bus/event_source work), and a clean environment:
 #        scripts/setup.sh
-#        BENCHFP_GATE_E2E=0 BENCHFP_SANITIZERS=0 BENCHFP_REQUIRE_PERF=1 scripts/test.sh
+#        BENCHFP_GATE_E2E=0 BENCHFP_SANITIZERS=0 BENCHFP_FUZZ=0 BENCHFP_REQUIRE_PERF=1 scripts/test.sh
 #          (with --full: BENCHFP_REQUIRE_PERF=1 scripts/test.sh, the whole of it)
 #        build/benchfp   (the default suite, cases/default; --no-suite skips it)
 #
@@ -49,7 +49,7 @@ Usage: ci/fresh_machine.sh [options]
 Builds a minimal Debian 12 root with mmdebstrap, clones this repository at HEAD into it, and runs
 scripts/setup.sh, then scripts/test.sh, then build/benchfp (default suite) inside it as root.
 
-  --full         run the whole scripts/test.sh (default: BENCHFP_GATE_E2E=0 BENCHFP_SANITIZERS=0)
+  --full         run the whole scripts/test.sh (default: BENCHFP_GATE_E2E=0 BENCHFP_SANITIZERS=0 BENCHFP_FUZZ=0)
   --no-suite     do not run build/benchfp's default suite after the tests
   --keep         keep the root afterwards (unmounted) for debugging
   --root=DIR     build the root in DIR (must not exist or be empty; default /var/tmp/benchfp-fresh-machine.XXXXXX)
@@ -299,7 +299,7 @@ step_done setup.sh "$start" "$status"
 
 if [[ -z $failed ]]; then
   test_env=(BENCHFP_REQUIRE_PERF=1)
-  ((full)) || test_env+=(BENCHFP_GATE_E2E=0 BENCHFP_SANITIZERS=0)
+  ((full)) || test_env+=(BENCHFP_GATE_E2E=0 BENCHFP_SANITIZERS=0 BENCHFP_FUZZ=0)
   say "test.sh: ${test_env[*]} scripts/test.sh"
   start=$SECONDS status=0
   in_root scripts/test.sh "${test_env[@]}" || status=$?

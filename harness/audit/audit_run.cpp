@@ -4,11 +4,14 @@
 #include "perf/error.hpp"
 #include "perf/event.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -93,18 +96,36 @@ AuditReport audit_process(const AuditRequest& q) {
     return report;
 }
 
+// Returns once the child has exec'd the command (a close-on-exec pipe reads EOF
+// then), so its /proc files and modules are the command's, not a half-way fork's;
+// a failed exec is an error naming the command and why.
 pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
     if (argv.empty()) throw std::runtime_error("no command to start");
+    int exec_status[2];
+    if (pipe2(exec_status, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
+        close(exec_status[0]);
         dup2(STDERR_FILENO, STDOUT_FILENO);
         for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
-        std::vector<char*> args;
-        for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-        args.push_back(nullptr);
         execvp(args[0], args.data());
+        const int error = errno;
+        (void)!write(exec_status[1], &error, sizeof error);
         _exit(127);
+    }
+    close(exec_status[1]);
+    int error = 0;
+    ssize_t n;
+    while ((n = read(exec_status[0], &error, sizeof error)) < 0 && errno == EINTR) {
+    }
+    close(exec_status[0]);
+    if (n == sizeof error) {
+        waitpid(pid, nullptr, 0);
+        throw std::runtime_error("cannot start '" + argv[0] + "': " + std::strerror(error));
     }
     return pid;
 }

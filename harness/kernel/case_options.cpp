@@ -31,7 +31,7 @@ void CaseOptions::add_to(CLI::App& app) {
     app.add_option("--threads", threads, "threads of the parallel section, the calling thread included (default 1)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--batch", batches,
-                   "batch file: one case line per line, '#' comments; options carry to the following lines");
+                   "batch file: one case line per line, '#' comments; options carry to the following lines; {family} in the name stands for every family");
     app.add_flag("--reset", reset, "in a batch file: forget the options carried from the earlier lines");
     app.add_option("problems", problems, "problem descriptors, e.g. 1048576 or 64x1024");
 }

@@ -77,8 +77,22 @@ public:
 
 private:
     void expand(const CaseOptions& state, const std::string& where, int depth) {
-        for (const std::string& batch : state.batches) read_batch(batch, state, where, depth);
+        for (const std::string& batch : state.batches)
+            for (const std::string& name : per_family(batch)) read_batch(name, state, where, depth);
         for (const std::string& problem : state.problems) add_cases(cli_.over(state), problem, where);
+    }
+
+    // "{family}" in a batch name stands for every family of the table, in its
+    // order: cases/default and cases/unwind name no family, so a new family's
+    // batch files join the default suite without a line there.
+    static std::vector<std::string> per_family(const std::string& batch) {
+        static const std::string token = "{family}";
+        const size_t at = batch.find(token);
+        if (at == std::string::npos) return {batch};
+        std::vector<std::string> names;
+        for (const Family& family : families())
+            names.push_back(std::string(batch).replace(at, token.size(), family.name));
+        return names;
     }
 
     // Options on a line carry to the following lines of the same file until

@@ -7,7 +7,7 @@
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -I lib \
 //     tests/fuzz/judge_readers_fuzz.cpp lib/report/json_input.cpp lib/report/machine.cpp \
 //     lib/report/file.cpp lib/report/judge/*.cpp -o /tmp/judge_readers_fuzz
-//   /tmp/judge_readers_fuzz -max_total_time=60 tests/fuzz/corpus/judge_readers
+//   /tmp/judge_readers_fuzz -max_total_time=60 tests/fuzz/corpus/judge_readers_fuzz
 #include "report/judge.hpp"
 
 #include <cstddef>
