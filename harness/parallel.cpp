@@ -1,21 +1,32 @@
 #include "parallel.hpp"
 
+#include <cstring>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 
 namespace benchfp::harness {
 
+// A worker's first frame: not inlined, built with frame pointers like the rest.
+__attribute__((noinline)) void* start_worker(void* start) {
+    const auto* s = static_cast<const ThreadPool::Start*>(start);
+    s->pool->work(s->ithr);
+    return nullptr;
+}
+
 ThreadPool::ThreadPool(int threads) {
-    try {
-        for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
-    } catch (const std::system_error& e) {
-        // The destructor does not run for a constructor that throws: the started
-        // workers must be stopped here, before the members they wait on go away.
-        const size_t started = workers_.size() + 1;
-        stop();
-        throw std::runtime_error("cannot start the parallel section's threads: " + std::to_string(started) + " of " +
-                                 std::to_string(threads) + " started (" + e.what() + ")");
+    starts_.reserve(threads > 1 ? threads - 1 : 0);  // stable addresses for the workers
+    for (int i = 1; i < threads; ++i) {
+        starts_.push_back({this, i});
+        pthread_t thread;
+        if (const int error = pthread_create(&thread, nullptr, start_worker, &starts_.back())) {
+            // The destructor does not run for a constructor that throws: the started
+            // workers must be stopped here, before the members they wait on go away.
+            const size_t started = workers_.size() + 1;
+            stop();
+            throw std::runtime_error("cannot start the parallel section's threads: " + std::to_string(started) +
+                                     " of " + std::to_string(threads) + " started (" + std::strerror(error) + ")");
+        }
+        workers_.push_back(thread);
     }
 }
 
@@ -27,7 +38,7 @@ void ThreadPool::stop() {
         stopping_ = true;
     }
     start_.notify_all();
-    for (auto& t : workers_) t.join();
+    for (pthread_t t : workers_) pthread_join(t, nullptr);
     workers_.clear();
 }
 

@@ -1,11 +1,15 @@
 #pragma once
 // A parallel section in the oneDNN style: n threads run fn(ithr, nthr), the
 // calling thread being thread 0, so a sample of the caller still walks up to
-// main. Workers are started once and kept.
+// main. Workers are started once and kept, with pthread_create and an entry of
+// our own built with frame pointers (std::thread's trampoline is libstdc++'s,
+// built without them): a worker's chain reaches glibc's start_thread, as a
+// fleet profiler needs to put its samples under the thread's start.
+#include <pthread.h>
+
 #include <condition_variable>
 #include <functional>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 namespace benchfp::harness {
@@ -23,11 +27,18 @@ public:
     // Runs fn(ithr, nthr) on every thread and returns when all are done.
     void parallel(const std::function<void(int ithr, int nthr)>& fn);
 
+    struct Start {
+        ThreadPool* pool;
+        int ithr;
+    };
+
 private:
+    friend void* start_worker(void* start);
     void work(int ithr);
     void stop();  // wakes the workers to return and joins them
 
-    std::vector<std::thread> workers_;
+    std::vector<pthread_t> workers_;
+    std::vector<Start> starts_;  // what each worker's entry is given
     std::mutex mutex_;
     std::condition_variable start_, done_;
     const std::function<void(int, int)>* task_ = nullptr;

@@ -485,3 +485,41 @@ TEST(CliAudit, SeesEveryThreadAlsoThoseBornAfterTheAttach) {
     EXPECT_GE(j["threads"].size(), 2u) << run.output;  // main and its own thread, at least
     std::filesystem::remove_all(report);
 }
+
+// A JIT that is neither benchfp's nor oneDNN's, from Debian (luajit): its trace
+// code is found without its help, and the culprit table names rbp's use there
+// (LuaJIT keeps a loop counter in ebp: every sample in the trace is broken).
+TEST(CliAudit, SeesLuaJitTraces) {
+    const auto report = std::filesystem::temp_directory_path() / ("benchfp_audit_luajit_" + std::to_string(getpid()));
+    const CommandRun run = run_benchfp("audit --delay-ms=300 --duration-ms=800 --report=" + report.string() +
+                                       " -- luajit tests/data/hot_loop.lua");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("| jit@0x"), std::string::npos) << run.output;  // an anonymous executable region
+    EXPECT_NE(run.output.find("## Culprits"), std::string::npos) << run.output;
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(report / "report.json"));
+    ASSERT_FALSE(j["threads"].empty()) << run.output;
+    EXPECT_GT(j["threads"][0]["broken"].get<long>(), 100) << run.output;
+    std::filesystem::remove_all(report);
+}
+
+// benchfp's own parallel section seen from outside: the calling thread's chains
+// reach main, the worker's reach glibc's start_thread through the pool's entry
+// (pthread_create, an entry built with frame pointers), each reported apart.
+TEST(CliAudit, EveryThreadOfAParallelSectionReachesItsStart) {
+    const auto report = std::filesystem::temp_directory_path() / ("benchfp_audit_pool_" + std::to_string(getpid()));
+    const CommandRun run = run_benchfp(
+        "audit --delay-ms=300 --duration-ms=800 --report=" + report.string() + " -- " + BENCHFP_BIN +
+        " kernel --kernel=eltwise --alg=exp --frame=frame --threads=2 --mode=unwind --duration-ms=3000 "
+        "--min-samples=1 4194304");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    ASSERT_EQ(run.status, 0) << run.output;
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(report / "report.json"));
+    ASSERT_EQ(j["threads"].size(), 2u) << run.output;
+    for (const auto& t : j["threads"]) {
+        const long judged = t["full"].get<long>() + t["skipped_caller"].get<long>() + t["broken"].get<long>();
+        EXPECT_GE(judged, 100) << run.output;
+        EXPECT_GE(t["full"].get<long>(), judged * 95 / 100) << run.output;  // without --expect: reaches its start
+    }
+    std::filesystem::remove_all(report);
+}
