@@ -9,7 +9,7 @@
 # which writes one report (Markdown, JSON, HTML).
 #
 # Usage: ci/gate.sh [--isa=LIST|all] [--quick] [--report=DIR] [--allow-untested=LIST]
-#                   [--update-baseline] [--no-alloc]
+#                   [--update-baseline] [--no-alloc] [--build=DIR] [--baselines=DIR]
 #   --isa=all (default): every ISA this host can run; the others are named as not
 #     tested here. An ISA named explicitly that this host cannot run fails the
 #     gate, unless it is also in --allow-untested.
@@ -17,14 +17,17 @@
 #     (what .ci/run runs; within 15 minutes on 2 cores).
 #   --update-baseline: record this machine's kernel and allocator baselines from
 #     this run instead of judging (a deliberate act, committed with its reason).
+#   --build=DIR: the build to gate (default build/, built if missing); --baselines=DIR:
+#     where machines' baselines are (default results/baselines). Together they let
+#     scripts/gate_catches_injections.sh gate a deliberately broken build.
 # Exit status: 0 everything ran and passed, 1 a failure, a regression or an ISA
 # asked for and not tested, 2 bad usage or input.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/gate_common.sh
 
-usage() { echo "usage: ci/gate.sh [--isa=sse41,avx2,avx512|all] [--quick] [--report=DIR] [--allow-untested=LIST] [--update-baseline] [--no-alloc]" >&2; exit 2; }
-isa_arg=all quick=0 report=results/report allow_untested="" update=0 alloc=1
+usage() { echo "usage: ci/gate.sh [--isa=sse41,avx2,avx512|all] [--quick] [--report=DIR] [--allow-untested=LIST] [--update-baseline] [--no-alloc] [--build=DIR] [--baselines=DIR]" >&2; exit 2; }
+isa_arg=all quick=0 report=results/report allow_untested="" update=0 alloc=1 build=build baselines=results/baselines
 for arg in "$@"; do
   case "$arg" in
     --isa=*) isa_arg=${arg#--isa=} ;;
@@ -33,6 +36,8 @@ for arg in "$@"; do
     --allow-untested=*) allow_untested=${arg#--allow-untested=} ;;
     --update-baseline) update=1 ;;
     --no-alloc) alloc=0 ;;
+    --build=*) build=${arg#--build=} ;;
+    --baselines=*) baselines=${arg#--baselines=} ;;
     *) echo "ci/gate.sh: unknown argument '$arg'" >&2; usage ;;
   esac
 done
@@ -41,15 +46,15 @@ done
 started=$SECONDS
 step() { printf '== [%4ds] %s\n' "$((SECONDS - started))" "$*"; }
 
-if [[ ! -x build/benchfp || ! -x build/bench/benchfp_alloc_gate ]]; then
-  step "building (build/ is missing or incomplete)"
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j "$(nproc)" > /dev/null || exit 2
+if [[ ! -x $build/benchfp || ! -x $build/bench/benchfp_alloc_gate ]]; then
+  step "building ($build/ is missing or incomplete)"
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build "$build" -j "$(nproc)" > /dev/null || exit 2
 else
-  cmake --build build -j "$(nproc)" > /dev/null || exit 2
+  cmake --build "$build" -j "$(nproc)" > /dev/null || exit 2
 fi
 
 # The family table and this host's ISAs, as the harness reports them.
-listing=$(build/benchfp kernel --list) || exit 2
+listing=$("$build/benchfp" kernel --list) || exit 2
 host_isas=$(sed -n 's/^host: [a-z0-9]* (runs \(.*\))$/\1/p' <<< "$listing" | tr , ' ')
 families=$(sed -n 's/^\([a-z0-9_]*\): .*/\1/p' <<< "$listing" | grep -vx host)
 family_isas() { awk -v f="$1" '$0 ~ "^" f ": " { getline; sub(/.*--isa=/, ""); sub(/ .*/, ""); print; exit }' <<< "$listing" | tr , ' '; }
@@ -91,7 +96,7 @@ run_batch() {  # run_batch ISA FAMILY BATCH [OPTIONS...]: the batch's own modes 
   local json="$work/$family-$isa-$batch.json" mode=$batch
   runs=$((runs + 1))
   step "[$runs/$total] $family $batch at $isa (cases/$family/$batch)"
-  build/benchfp kernel --batch="cases/$family/$batch" --isa="$isa" --json="$json" "$@" \
+  "$build/benchfp" kernel --batch="cases/$family/$batch" --isa="$isa" --json="$json" "$@" \
     > "$work/$family-$isa-$mode.txt" 2>&1
   local rc=$?
   tail -1 "$work/$family-$isa-$mode.txt"
@@ -119,18 +124,18 @@ done
 if ((alloc)); then
   step "allocator suites ($reps repetitions, random interleaving)"
   alloc_suite_flags "$reps" "$min_time"
-  build/bench/benchfp_alloc_gate "${SUITE[@]}" --benchmark_out="$work/alloc.json" > /dev/null 2>&1 || status=1
+  "$build/bench/benchfp_alloc_gate" "${SUITE[@]}" --benchmark_out="$work/alloc.json" > /dev/null 2>&1 || status=1
   currents+=(--current="$work/alloc.json")
   # Debian's jemalloc refuses dlopen (initial-exec TLS): its own process, preloaded.
   jemalloc=$(ldconfig -p | sed -n 's/^\s*libjemalloc.so.2 (libc6,x86-64) => //p' | head -1)
   if [[ -n "$jemalloc" ]]; then
     step "allocator suites under jemalloc (LD_PRELOAD)"
-    LD_PRELOAD=$jemalloc build/bench/benchfp_alloc_gate "${SUITE[@]}" --benchmark_filter=/jemalloc/ \
+    LD_PRELOAD=$jemalloc "$build/bench/benchfp_alloc_gate" "${SUITE[@]}" --benchmark_filter=/jemalloc/ \
       --benchmark_out="$work/alloc-jemalloc.json" > /dev/null 2>&1 || status=1
     currents+=(--current="$work/alloc-jemalloc.json")
   fi
   step "the allocator hook's instructions (callgrind)"
-  scripts/alloc_hook_instructions.sh 1000000 --json "$work/alloc-instructions.json" || status=1
+  scripts/alloc_hook_instructions.sh 1000000 --build "$build" --json "$work/alloc-instructions.json" || status=1
   currents+=(--instructions="$work/alloc-instructions.json")
 fi
 
@@ -139,11 +144,11 @@ untested_note=()
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if ((update)); then
   step "recording this machine's baselines"
-  build/benchfp judge "${currents[@]}" --suite=gate --update-baseline --commit="$commit" || exit 2
+  "$build/benchfp" judge "${currents[@]}" --baselines="$baselines" --suite=gate --update-baseline --commit="$commit" || exit 2
   exit "$status"
 fi
 step "judging against this machine's baselines"
-build/benchfp judge "${currents[@]}" "${cases[@]}" "${untested_note[@]}" --suite=gate --report="$report" --commit="$commit" \
+"$build/benchfp" judge "${currents[@]}" "${cases[@]}" "${untested_note[@]}" --baselines="$baselines" --suite=gate --report="$report" --commit="$commit" \
   > "$report/judge.txt"
 judged=$?
 sed -n '1,/^## /p' "$report/judge.txt" | head -20

@@ -1,5 +1,7 @@
 #include "parallel.hpp"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -9,12 +11,19 @@ namespace benchfp::harness {
 // A worker's first frame: not inlined, built with frame pointers like the rest.
 __attribute__((noinline)) void* start_worker(void* start) {
     const auto* s = static_cast<const ThreadPool::Start*>(start);
+    {
+        std::lock_guard lock(s->pool->mutex_);
+        s->pool->tids_[s->ithr - 1] = gettid();
+        ++s->pool->reported_;
+    }
+    s->pool->done_.notify_all();
     s->pool->work(s->ithr);
     return nullptr;
 }
 
 ThreadPool::ThreadPool(int threads) {
     starts_.reserve(threads > 1 ? threads - 1 : 0);  // stable addresses for the workers
+    tids_.assign(threads > 1 ? threads - 1 : 0, 0);
     for (int i = 1; i < threads; ++i) {
         starts_.push_back({this, i});
         pthread_t thread;
@@ -28,6 +37,8 @@ ThreadPool::ThreadPool(int threads) {
         }
         workers_.push_back(thread);
     }
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [&] { return reported_ == static_cast<int>(workers_.size()); });
 }
 
 ThreadPool::~ThreadPool() { stop(); }

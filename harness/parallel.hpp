@@ -24,6 +24,9 @@ public:
     ThreadPool& operator=(const ThreadPool&) = delete;
 
     int size() const { return static_cast<int>(workers_.size()) + 1; }
+    // The kernel thread ids of the workers (not the calling thread): what a
+    // sampler of the parallel section attaches to. Known once construction returns.
+    const std::vector<pid_t>& worker_tids() const { return tids_; }
     // Runs fn(ithr, nthr) on every thread and returns when all are done.
     void parallel(const std::function<void(int ithr, int nthr)>& fn);
 
@@ -39,6 +42,8 @@ private:
 
     std::vector<pthread_t> workers_;
     std::vector<Start> starts_;  // what each worker's entry is given
+    std::vector<pid_t> tids_;    // each worker's, written by the worker before the constructor returns
+    int reported_ = 0;           // workers that wrote their tid
     std::mutex mutex_;
     std::condition_variable start_, done_;
     const std::function<void(int, int)>* task_ = nullptr;

@@ -19,6 +19,8 @@ fi
 if [[ "${BENCHFP_GATE_E2E:-1}" != 0 ]]; then
   echo "== the regression gate against a build with an injected fast-path slowdown"
   scripts/gate_catches_slowdown.sh
+  echo "== ci/gate.sh against a build with an rbp write in frame kernels and a fast-path slowdown"
+  scripts/gate_catches_injections.sh
 fi
 if [[ "${BENCHFP_SANITIZERS:-1}" != 0 ]]; then
   for sanitizer in address thread; do

@@ -523,3 +523,19 @@ TEST(CliAudit, EveryThreadOfAParallelSectionReachesItsStart) {
     }
     std::filesystem::remove_all(report);
 }
+
+// The in-process unwind check samples every thread of a parallel section: the
+// worker's chains are judged against the pool's entry, with the policy's verdict.
+TEST(CliUnwind, WorkersOfAParallelSectionAreSampledToo) {
+    for (const auto& [frame, verdict] : {std::pair{"frame", "full:"}, {"preserve", "skipped-caller:"}}) {
+        const CommandRun run = run_benchfp(std::string("kernel --kernel=gemm --frame=") + frame +
+                                           " --threads=2 --mode=unwind --duration-ms=300 m256n256k256");
+        SKIP_OR_FAIL_WITHOUT_PERF(run);
+        ASSERT_EQ(run.status, 0) << run.output;
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(run.output, m, std::regex(R"(1 worker\(s\): unwind full:([0-9]+)/([0-9]+) )")))
+            << run.output;
+        EXPECT_GT(std::stol(m[2]), 0) << run.output;
+        EXPECT_EQ(m[1] == m[2], std::string(frame) == "frame") << run.output;
+    }
+}

@@ -37,8 +37,15 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
             record(c, report::State::skipped, c.skip_reason, 0, {});
             continue;
         }
-        if (!workload) workload = find_family(c.spec.kernel)->make_workload(c);
-        else workload->add_variant(c.spec);
+        // A variant that cannot be built (its verifier refuses it, say) fails alone:
+        // the group's other policies are still timed.
+        try {
+            if (!workload) workload = find_family(c.spec.kernel)->make_workload(c);
+            else workload->add_variant(c.spec);
+        } catch (const std::exception& e) {
+            record(c, report::State::failed, std::string("error: ") + e.what(), 0, {});
+            continue;
+        }
         running.push_back(&c);
     }
     if (running.empty()) return;

@@ -21,7 +21,8 @@ inline double ms_since(Clock::time_point start) {
 struct KernelRun::PendingUnwind {
     KernelCase c;
     std::unique_ptr<Workload> workload;
-    std::unique_ptr<perf::Sampler> sampler;
+    std::unique_ptr<perf::Sampler> sampler;                // main's thread: bar, foo, main
+    std::vector<std::unique_ptr<perf::Sampler>> workers;   // each worker of the parallel section
     SampledCall call;
     std::string jit_caller;
     Clock::time_point begun;

@@ -10,6 +10,28 @@
 
 namespace benchfp::harness {
 
+namespace {
+
+// The workers' samples, together, judged against the pool's entry: the case
+// fails when they fail, and the line and record show them apart.
+void judge_workers(UnwindOutcome& outcome, const std::vector<std::unique_ptr<perf::Sampler>>& workers,
+                   const jit::CodeRegionInfo& code, const perf::Symbols& symbols, perf::Verdict wanted,
+                   int min_samples) {
+    std::vector<perf::Sample> samples;
+    perf::RingStats stats;
+    for (const auto& w : workers) {
+        samples.insert(samples.end(), w->samples().begin(), w->samples().end());
+        stats.samples += w->stats().samples;
+        stats.lost += w->stats().lost;
+    }
+    const UnwindOutcome of_workers = judge_unwind(samples, stats, code, symbols, worker_callers(), wanted, min_samples);
+    outcome.detail += "; " + std::to_string(workers.size()) + " worker(s): " + of_workers.detail;
+    outcome.record["workers"] = of_workers.record;
+    if (of_workers.state == report::State::failed) outcome.state = report::State::failed;
+}
+
+}  // namespace
+
 SampledCall* KernelRun::begin_unwind(const KernelCase& c) {
     auto pending = std::make_unique<PendingUnwind>();
     pending->begun = Clock::now();
@@ -23,6 +45,12 @@ SampledCall* KernelRun::begin_unwind(const KernelCase& c) {
     options.frequency = options_.frequency;
     options.period = options_.period.value_or(0);
     pending->sampler = std::make_unique<perf::Sampler>(options);
+    // Every thread of the parallel section is sampled too: a worker's chain must
+    // reach the pool's entry, as the calling thread's reaches main.
+    for (pid_t tid : pending->workload->worker_tids()) {
+        options.tid = tid;
+        pending->workers.push_back(std::make_unique<perf::Sampler>(options));
+    }
 
     const WorkloadCall call = pending->workload->call();
     pending->call.kernel = call.fn;
@@ -30,6 +58,7 @@ SampledCall* KernelRun::begin_unwind(const KernelCase& c) {
     pending->jit_caller = call.jit_caller;
     pending->call.kernel(pending->call.args);  // warm up: fault the pages in before sampling
     pending->sampler->start();
+    for (auto& worker : pending->workers) worker->start();
     // --duration-ms of CPU time; up to 20 times that on a starved machine.
     pending->call.start(std::chrono::milliseconds(c.duration_ms), std::chrono::milliseconds(20 * c.duration_ms));
     pending_ = std::move(pending);
@@ -39,11 +68,14 @@ SampledCall* KernelRun::begin_unwind(const KernelCase& c) {
 void KernelRun::finish_unwind() {
     std::unique_ptr<PendingUnwind> p = std::move(pending_);
     p->sampler->stop();
+    for (auto& worker : p->workers) worker->stop();
     const jit::CodeRegionInfo& code = p->workload->kernel().layout();
     symbols_->clear_regions();
     symbols_->add_region({code.name, code.begin, code.begin + code.size});
-    UnwindOutcome outcome = judge_unwind(p->sampler->samples(), p->sampler->stats(), code, *symbols_, p->jit_caller,
-                                         p->c.expect.value_or(policy_verdict(p->c.spec.frame)), p->c.min_samples);
+    const perf::Verdict wanted = p->c.expect.value_or(policy_verdict(p->c.spec.frame));
+    UnwindOutcome outcome = judge_unwind(p->sampler->samples(), p->sampler->stats(), code, *symbols_,
+                                         calling_thread_callers(p->jit_caller), wanted, p->c.min_samples);
+    if (!p->workers.empty()) judge_workers(outcome, p->workers, code, *symbols_, wanted, p->c.min_samples);
     const double seconds = p->sampler->seconds();
     const auto total = p->sampler->stats().samples;
     outcome.record["event"] = p->sampler->event().name;

@@ -59,6 +59,7 @@ public:
     // oneDNN on the same problem; throws UsageError where it has no equivalent.
     virtual std::unique_ptr<Peer> onednn_peer();
     int threads() const { return pool_->size(); }  // of the parallel section, the calling thread included
+    const std::vector<pid_t>& worker_tids() const { return pool_->worker_tids(); }
 
 protected:
     // The argument block when the problem is one call of the kernel, else null.

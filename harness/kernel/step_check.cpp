@@ -65,8 +65,8 @@ StepOutcome judge_step(const SteppedCall& call, jit::FramePolicy policy, perf::V
     const perf::JitCode windowed = jit_code_of(call.layout);
     perf::JitCode bare = windowed;
     bare.frameless_windows.clear();  // the chain as it is, wherever the IP
-    const perf::ExpectedCallers main_expected{{std::begin(expected_callers), std::end(expected_callers)}, call.jit_caller};
-    const perf::ExpectedCallers worker_expected{{worker_entry_function}, "benchfp_call_jit"};
+    const perf::ExpectedCallers main_expected = calling_thread_callers(call.jit_caller);
+    const perf::ExpectedCallers worker_expected = worker_callers();
 
     uint64_t by_verdict[4] = {}, lost = 0;
     std::set<uint64_t> stepped, frameless;  // offsets executed; those whose chain is not the wanted one

@@ -1,6 +1,7 @@
 #include "kernel/unwind_check.hpp"
 
 #include "callers.hpp"
+#include "parallel.hpp"
 
 #include <map>
 #include <sstream>
@@ -24,11 +25,17 @@ perf::JitCode jit_code_of(const jit::CodeRegionInfo& code) {
     return jit;
 }
 
+perf::ExpectedCallers calling_thread_callers(const std::string& jit_caller) {
+    return {{std::begin(expected_callers), std::end(expected_callers)}, jit_caller};
+}
+
+perf::ExpectedCallers worker_callers() { return {{worker_entry_function}, "benchfp_call_jit"}; }
+
 UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf::RingStats& stats,
                            const jit::CodeRegionInfo& code, const perf::Symbols& symbols,
-                           const std::string& jit_caller, std::optional<perf::Verdict> expect, int min_samples) {
+                           const perf::ExpectedCallers& expected, std::optional<perf::Verdict> expect,
+                           int min_samples) {
     const perf::JitCode jit = jit_code_of(code);
-    const perf::ExpectedCallers expected{{std::begin(expected_callers), std::end(expected_callers)}, jit_caller};
     perf::Tally tally;
     std::map<std::string, std::vector<std::string>> example_chains;  // first chain seen per verdict
     for (const perf::Sample& sample : samples) {

@@ -28,7 +28,14 @@ struct UnwindOutcome {
 // driver (not from bar itself), `jit_caller` right above the JIT frame.
 UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf::RingStats& stats,
                            const jit::CodeRegionInfo& code, const perf::Symbols& symbols,
-                           const std::string& jit_caller, std::optional<perf::Verdict> expect, int min_samples);
+                           const perf::ExpectedCallers& expected, std::optional<perf::Verdict> expect,
+                           int min_samples);
+
+// What a sample of the calling thread must show above the JIT frame (bar, foo,
+// main, with `jit_caller` right above when a driver calls the kernel), and what a
+// pool worker's must (the pool's entry, with benchfp_call_jit right above).
+perf::ExpectedCallers calling_thread_callers(const std::string& jit_caller);
+perf::ExpectedCallers worker_callers();
 
 // The verdict a frame policy gives every sample (README's table): clobber
 // broken, preserve skipped-caller, frame full. An unwind case without --expect

@@ -44,6 +44,11 @@ void Generator::store(const GprValue& value, const Xbyak::Reg64& from) {
 void Generator::setup_done() {
     layout_.prologue_end = getSize();
     setup_marked_ = true;
+#ifdef BENCHFP_INJECT_RBP_WRITE
+    // The gate's end-to-end check only (-DBENCHFP_INJECT_RBP_WRITE=ON): a frame
+    // kernel whose body overwrites its frame pointer, as a careless edit would.
+    if (policy_ == FramePolicy::frame) xor_(Xbyak::util::ebp, Xbyak::util::ebp);
+#endif
 }
 
 void Generator::build() {

@@ -5,6 +5,7 @@
 #include "report/judge/stats.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
@@ -106,6 +107,23 @@ void ratio_table(std::ostringstream& md, const Judgement& j) {
     }
 }
 
+// What each frame policy costs each kernel, measured side by side in this run
+// (benchfp kernel --mode=perf): every such ratio, significant or not, since the
+// frame cost is what the harness exists to show.
+void frame_cost_table(std::ostringstream& md, const RunResults& current) {
+    std::map<std::string, std::map<std::string, double>> by_problem;  // group -> rule -> ratio
+    for (const auto& [id, ratio] : current.ratios)
+        for (const char* rule : {"frame / clobber", "preserve / clobber"})
+            if (id.ends_with(std::string(": ") + rule)) by_problem[id.substr(0, id.size() - std::strlen(rule) - 2)][rule] = ratio;
+    if (by_problem.empty()) return;
+    md << "\n### Frame cost (time over clobber's, same run, same buffers)\n\n"
+       << "| kernel / alg / ISA / problem | frame / clobber | preserve / clobber |\n|----|----|----|\n";
+    for (const auto& [group, rules] : by_problem) {
+        auto value = [&](const char* rule) { return rules.count(rule) ? fixed(rules.at(rule)) : std::string("-"); };
+        md << "| `" << group << "` | " << value("frame / clobber") << " | " << value("preserve / clobber") << " |\n";
+    }
+}
+
 void machine_section(std::ostringstream& md, const MachineJudgement& m, bool titled) {
     const Judgement& j = m.judgement;
     if (titled) md << "## Machine: " << m.current.fingerprint.describe() << "\n\n";
@@ -117,6 +135,7 @@ void machine_section(std::ostringstream& md, const MachineJudgement& m, bool tit
        << " improvements)\n\n";
     benchmark_table(md, j);
     ratio_table(md, j);
+    frame_cost_table(md, m.current);
     std::set<std::string> groups;
     for (const auto& [name, _] : m.current.benchmarks) groups.insert(split_benchmark_name(name).first);
     md << "\nBenchmark groups:";
