@@ -26,16 +26,19 @@ status=$?
 report="$out/injected/report.md"
 missed=0
 ((status == 1)) || { echo "gate exit status $status, expected 1"; missed=1; }
+[[ -f $report ]] || { echo "no report: $report"; missed=1; touch "$report"; }
 grep -q -- "--frame=frame" <(sed -n '/### Failed cases/,$p' "$report") ||
   { echo "no failed frame case in the report"; missed=1; }
-if grep -q -- "--frame=clobber" <(sed -n '/### Failed cases/,$p' "$report"); then
+# (perf groups are left out: their FMA-peak peer is a frame kernel too, so the injection fails it.)
+if sed -n '/### Failed cases/,$p' "$report" | grep -v -- "--mode=perf" | grep -q -- "--frame=clobber"; then
   echo "a clobber case failed too (untouched by the injection)"; missed=1
 fi
 for row in alloc/small_churn/compiled_out alloc/structs/off; do
   grep -q "| \`$row\` | [0-9.]* ([0-9]*%) :x:" "$report" || { echo "row $row not marked :x:"; missed=1; }
 done
 if ((missed)); then
-  sed -n '/### Failed cases/,+5p' "$report"
+  tail -15 "$out/injected.txt"
+  [[ -f $report ]] && sed -n '/### Failed cases/,+5p' "$report"
   exit 1
 fi
 echo "gate caught both injections: exit 1, frame cases failed, pool rows marked :x:"

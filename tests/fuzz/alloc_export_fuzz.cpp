@@ -32,11 +32,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (int n = in.take<uint8_t>() % 8; n > 0 && !profile.allocations.empty(); --n)
         profile.frees.push_back({in.take<uint64_t>(), in.take<uint8_t>(), in.take<uint8_t>() % profile.allocations.size()});
 
-    const alloc::Symbolizer name_of = [&](uintptr_t address) { return names[address % names.size()]; };
-    alloc::to_pprof_gz(profile, name_of);
-    alloc::to_folded(profile, name_of);
+    const alloc::Naming naming{[&](uintptr_t address) {
+                                   return alloc::SourceFrame{names[address % names.size()], names[(address / 3) % names.size()],
+                                                             static_cast<int>(address % 100)};
+                               },
+                               [](const std::string& type) { return type; }};
+    alloc::to_pprof_gz(profile, naming, {int64_t(in.take<uint32_t>()), int64_t(in.take<uint32_t>()), "fuzz"});
+    alloc::to_folded(profile, naming, in.take<uint8_t>() % 2 ? alloc::FoldedUnit::bytes : alloc::FoldedUnit::objects);
     // Names need not be UTF-8: nlohmann's dump() throws on them unless told to replace,
     // as the harness's `alloc profile --json` does (found here: regression-utf8-*).
-    alloc::to_json_summary(profile, name_of).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    alloc::to_json_summary(profile, naming).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     return 0;
 }

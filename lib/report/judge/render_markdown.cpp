@@ -118,7 +118,9 @@ void frame_cost_table(std::ostringstream& md, const RunResults& current) {
     if (by_problem.empty()) return;
     md << "\n### Frame cost (time over clobber's, same run, same buffers)\n\n"
        << "| kernel / alg / ISA / problem | frame / clobber | preserve / clobber |\n|----|----|----|\n";
-    for (const auto& [group, rules] : by_problem) {
+    for (const auto& entry : by_problem) {
+        const std::string& group = entry.first;
+        const std::map<std::string, double>& rules = entry.second;  // not a structured binding: lambdas capture it
         auto value = [&](const char* rule) { return rules.count(rule) ? fixed(rules.at(rule)) : std::string("-"); };
         md << "| `" << group << "` | " << value("frame / clobber") << " | " << value("preserve / clobber") << " |\n";
     }
