@@ -105,6 +105,7 @@ run_batch() {  # run_batch ISA FAMILY BATCH [OPTIONS...]: the batch's own modes 
   grep -E '^[0-9]+:FAILED' "$work/$family-$isa-$mode.txt" | head -5
   if ((rc != 0)); then
     echo "   exit $rc: see $work/$family-$isa-$mode.txt"
+    ((rc > 2)) && rc=1  # a signal or abort is a failure, and the gate's statuses stay 0, 1, 2
     ((rc > status)) && status=$rc
   fi
   [[ -f "$json" ]] || return
@@ -148,6 +149,11 @@ untested_note=()
 ((${#untested[@]})) && untested_note=(--untested-isas="$(tr ' ' , <<< "${untested[*]}")")
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 if ((update)); then
+  # A baseline from a failing run would leave its failed cases out, and they would never be missed later.
+  if ((status != 0)); then
+    echo "ci/gate.sh: not recording a baseline from a run that failed (status $status)" >&2
+    exit 1
+  fi
   step "recording this machine's baselines"
   "$build/benchfp" judge "${currents[@]}" --baselines="$baselines" --suite=gate --update-baseline --commit="$commit" || exit 2
   exit "$status"

@@ -107,6 +107,8 @@ std::unique_ptr<KernelRun> start_kernel_run(const KernelRunOptions& options) {
         std::cerr << "benchfp: " << e.what() << '\n';
     } catch (const std::invalid_argument& e) {  // e.g. a bad BENCHFP_MAX_CPU_ISA
         std::cerr << "benchfp: " << e.what() << '\n';
+    } catch (const std::exception& e) {  // reading the input failed (filesystem, memory): still exit 2, no abort
+        std::cerr << "benchfp: " << e.what() << '\n';
     }
     return nullptr;
 }

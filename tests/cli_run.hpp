@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 
 struct CommandRun {
@@ -53,3 +54,10 @@ inline void expect_usage_error(const std::string& args, const std::string& token
     EXPECT_NE(run.output.find(token), std::string::npos) << "message should name " << token << ":\n" << run.output;
 }
 
+// Runs a command that samples; checks its status and that the output holds each of `wanted`.
+inline void expect_sampled_run(const std::string& args, int status, std::initializer_list<const char*> wanted) {
+    const CommandRun run = run_benchfp(args);
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    EXPECT_EQ(run.status, status) << run.output;
+    for (const char* text : wanted) EXPECT_NE(run.output.find(text), std::string::npos) << text << " in:\n" << run.output;
+}

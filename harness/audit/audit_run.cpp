@@ -107,7 +107,11 @@ pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::s
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     const pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
+    if (pid < 0) {
+        close(exec_status[0]);
+        close(exec_status[1]);
+        throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+    }
     if (pid == 0) {
         close(exec_status[0]);
         dup2(STDERR_FILENO, STDOUT_FILENO);

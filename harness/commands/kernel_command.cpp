@@ -121,8 +121,16 @@ const perf::EventChoice& KernelRun::event() {
 }
 
 SampledCall* KernelRun::next_sampled_call() {
-    if (pending_) finish_unwind();
-    if (step_pending_) finish_step();
+    // Judging the call main just made can fail too (a corrupt ring, libdw): that case fails, the run goes on.
+    try {
+        if (pending_) finish_unwind();
+        if (step_pending_) finish_step();
+    } catch (const std::exception& e) {
+        const KernelCase& c = cases_[next_case_ - 1];
+        pending_.reset();
+        step_pending_.reset();
+        record(c, report::State::failed, std::string("error: ") + e.what(), 0, {});
+    }
     while (!done_ && next_case_ < cases_.size()) {
         const KernelCase& c = cases_[next_case_++];
         try {
@@ -145,7 +153,13 @@ SampledCall* KernelRun::next_sampled_call() {
             case Mode::abi: return begin_step(c);
             }
         } catch (const perf::Error& e) {
-            // No sampling at all here (refused, absent, bad event): a usage error, status 2.
+            // No sampling at all here (refused, absent, bad event): a usage error, status 2. Anything
+            // else of perf (mmap, ioctl, a corrupt ring) fails the case, below.
+            if (e.kind() == perf::ErrorKind::system) {
+                pending_.reset();
+                record(c, report::State::failed, std::string("error: ") + e.what(), 0, {});
+                continue;
+            }
             pending_.reset();
             std::cerr << "benchfp: " << e.what() << "\nbenchfp: stopped at case " << next_case_ - 1 << ": "
                       << repro(c) << '\n';

@@ -35,7 +35,7 @@ struct KernelRunOptions {
     size_t max_cases = 100000;
     std::vector<std::string> allow_untested;  // ISAs asked for that may be skipped here
     std::string perf_template = "default";
-    std::string jit_profile;  // --jit-profile: map, jitdump, both (jit_profile.hpp); empty: off
+    std::string jit_profile;  // --jit-profile: a list of map, jitdump (jit_profile.hpp); empty: off
     bool list_families = false;  // --list: the family table (as JSON with --json=FILE or -), nothing runs
     bool no_verify = false;      // --no-verify: build kernels without the static frame verifier
 

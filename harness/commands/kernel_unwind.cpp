@@ -21,8 +21,7 @@ void judge_workers(UnwindOutcome& outcome, const std::vector<std::unique_ptr<per
     perf::RingStats stats;
     for (const auto& w : workers) {
         samples.insert(samples.end(), w->samples().begin(), w->samples().end());
-        stats.samples += w->stats().samples;
-        stats.lost += w->stats().lost;
+        stats += w->stats();
     }
     const UnwindOutcome of_workers = judge_unwind(samples, stats, code, symbols, worker_callers(), wanted, min_samples);
     outcome.detail += "; " + std::to_string(workers.size()) + " worker(s): " + of_workers.detail;

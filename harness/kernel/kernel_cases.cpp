@@ -4,6 +4,8 @@
 #include "quoted.hpp"
 #include "usage_error.hpp"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -32,9 +34,10 @@ std::optional<perf::Verdict> parse_expect(const std::string& name) {
 std::filesystem::path find_batch_file(const std::string& name, const std::string& where) {
     // Relative to the working directory first, then to the source tree, so that
     // build/benchfp finds cases/ from wherever it is started.
+    std::error_code ec;  // a name too long, a directory we may not search: not found, never an exception
     for (const std::filesystem::path& candidate :
          {std::filesystem::path(name), std::filesystem::path(BENCHFP_SOURCE_DIR) / name})
-        if (std::filesystem::is_regular_file(candidate)) return candidate;
+        if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
     throw UsageError(where + ": cannot open batch file " + quoted_token(name));
 }
 
@@ -47,6 +50,8 @@ struct BatchLine {
 
 std::vector<BatchLine> read_batch_lines(const std::filesystem::path& path, const std::string& name) {
     std::ifstream file(path);
+    // An unreadable batch is an error, never an empty one: its cases would vanish from a green run.
+    if (!file) throw UsageError("cannot read batch file " + quoted_token(name) + ": " + std::strerror(errno));
     std::vector<BatchLine> lines;
     std::string line;
     for (int number = 1; std::getline(file, line); ++number) {
@@ -54,6 +59,7 @@ std::vector<BatchLine> read_batch_lines(const std::filesystem::path& path, const
         const std::string where = name + ":" + std::to_string(number);
         lines.push_back({parse_batch_line(line, where), where});
     }
+    if (file.bad()) throw UsageError("error while reading batch file " + quoted_token(name));
     return lines;
 }
 

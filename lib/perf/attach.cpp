@@ -105,13 +105,7 @@ ProcessRecording ProcessSampler::stop() {
             else if (t.kind == TaskRecord::fork && !out.thread_names.count(t.tid))
                 out.thread_names[t.tid] = thread_name(options_.pid, static_cast<pid_t>(t.tid));
         }
-        const RingStats& st = s->stats();
-        out.stats.samples += st.samples;
-        out.stats.lost += st.lost;
-        out.stats.lost_records += st.lost_records;
-        out.stats.throttled += st.throttled;
-        out.stats.unthrottled += st.unthrottled;
-        out.stats.other += st.other;
+        out.stats += s->stats();
         out.seconds = std::max(out.seconds, s->seconds());
     }
     std::stable_sort(out.samples.begin(), out.samples.end(),

@@ -61,6 +61,12 @@ struct RingStats {
     uint64_t throttled = 0;   // PERF_RECORD_THROTTLE records
     uint64_t unthrottled = 0;
     uint64_t other = 0;       // record types we do not interpret (counted, not dropped silently)
+
+    RingStats& operator+=(const RingStats& o) {  // several rings (threads, CPUs) as one
+        samples += o.samples, lost += o.lost, lost_records += o.lost_records;
+        throttled += o.throttled, unthrottled += o.unthrottled, other += o.other;
+        return *this;
+    }
 };
 
 // Reads every complete record in [tail, head) of the data area (size a power of

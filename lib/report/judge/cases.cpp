@@ -15,6 +15,8 @@ constexpr Range count_range{0, 1e15};
 void add_record(CaseSummary& summary, const In& record, const std::string& path) {
     const In spec = record.at("spec");
     const std::string state = record.string("state"), mode = spec.string("mode"), isa = spec.string("isa");
+    static const std::set<std::string> states = {"PASSED", "FAILED", "SKIPPED", "MISTRUSTED", "LISTED"};
+    if (!states.count(state)) record.at("state").fail("'" + state + "', expected PASSED, FAILED, SKIPPED, MISTRUSTED or LISTED");
     CaseCounts& counts = summary.by_mode_isa[{mode, isa}];
     if (state == "SKIPPED") {
         ++counts.skipped;

@@ -1,0 +1,136 @@
+// End to end: `benchfp audit` as a fleet engineer runs it, on benchfp's own
+// kernels in a child, by pid and system-wide, on oneDNN's and LuaJIT's JIT code,
+// and on bad input. Sampling skips or fails as in cli_test.cpp (BENCHFP_REQUIRE_PERF).
+#include "cli_run.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+// benchfp audit: benchfp's own kernel in a child, seen from outside as a fleet
+// profiler sees it, must get the verdict the in-process check gives each policy.
+struct AuditCase {
+    const char* frame;
+    const char* verdict;  // the key in report.json
+    const char* how;      // how the process is named: "child", "delayed", "pid", "system-wide"
+};
+
+class CliAudit : public testing::TestWithParam<AuditCase> {};
+
+// The report.json thread of `pid` (or the only one).
+nlohmann::json audit_thread(const std::filesystem::path& report) {
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(report / "report.json"));
+    return j["threads"].empty() ? nlohmann::json() : j["threads"][0];
+}
+
+TEST_P(CliAudit, SeesTheInProcessVerdictFromOutside) {
+    const AuditCase p = GetParam();
+    const auto report = std::filesystem::temp_directory_path() /
+                        ("benchfp_audit_" + std::to_string(getpid()) + p.frame + p.how);
+    const std::string child = std::string(BENCHFP_BIN) + " kernel --kernel=eltwise --alg=exp --frame=" +
+                              p.frame + " --mode=unwind --min-samples=1 --duration-ms=4000 262144";
+    const std::string audit = " audit --expect=bar,foo,main --duration-ms=600 --report=" + report.string();
+    const std::string how = p.how;
+    CommandRun run;
+    if (how == "child") run = run_benchfp(audit + " --delay-ms=200 -- " + child);
+    else if (how == "delayed") run = run_benchfp(audit + " --delay-ms=1500 -- " + child);
+    else  // attach by pid to a process started elsewhere, mid-run
+        run = run_shell(child + " >/dev/null & p=$!; sleep 0.5; " + BENCHFP_BIN + audit + " --pid=$p" +
+                        (how == "system-wide" ? " --system-wide" : "") + "; s=$?; kill $p; exit $s");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    ASSERT_EQ(run.status, 0) << run.output;
+    const nlohmann::json t = audit_thread(report);
+    ASSERT_FALSE(t.is_null()) << "no JIT samples seen:\n" << run.output;
+    const long judged = t["full"].get<long>() + t["skipped_caller"].get<long>() + t["broken"].get<long>();
+    EXPECT_GE(judged, 100) << run.output;
+    // The window may catch a few samples between the prologue's push of rbp and its clobbering.
+    EXPECT_GE(t[p.verdict].get<long>(), judged * 95 / 100) << run.output;
+    std::filesystem::remove_all(report);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Policies, CliAudit,
+    testing::Values(AuditCase{"clobber", "broken", "child"}, AuditCase{"preserve", "skipped_caller", "child"},
+                    AuditCase{"frame", "full", "child"}, AuditCase{"clobber", "broken", "delayed"},
+                    AuditCase{"preserve", "skipped_caller", "delayed"}, AuditCase{"frame", "full", "delayed"},
+                    AuditCase{"clobber", "broken", "pid"}, AuditCase{"preserve", "skipped_caller", "pid"},
+                    AuditCase{"frame", "full", "pid"}, AuditCase{"frame", "full", "system-wide"},
+                    AuditCase{"clobber", "broken", "system-wide"}),
+    [](const testing::TestParamInfo<AuditCase>& info) {
+        std::string how = info.param.how;
+        std::replace(how.begin(), how.end(), '-', '_');
+        return std::string(info.param.frame) + "_" + how;
+    });
+
+TEST(CliAudit, NoSuchProcessIsBadInput) { expect_usage_error("audit --pid=999999999 --duration-ms=100", "no process"); }
+TEST(CliAudit, NamesExactlyOneProcess) { expect_usage_error("audit --duration-ms=100", "name one process"); }
+TEST(CliAudit, ACommandThatExitsAtOnceIsBadInput) { expect_usage_error("audit -- /bin/true", "exited within"); }
+TEST(CliAudit, AProgramWithoutJitCodeIsReportedNotFailed) {
+    expect_sampled_run("audit --duration-ms=200 --delay-ms=100 -- /bin/sleep 2", 0, {"No JIT code was seen"});
+}
+TEST(CliAudit, NamesJitCodeFromThePerfMapWhenTheProcessWritesOne) {
+    expect_sampled_run("audit --duration-ms=400 --delay-ms=300 -- " + std::string(BENCHFP_BIN) +
+                           " kernel --jit-profile=map --kernel=eltwise --alg=relu --frame=frame --mode=unwind"
+                           " --duration-ms=3000 262144",
+                       0, {"eltwise_relu_", "_frame (0x"});
+}
+TEST(CliAudit, AProcessThatExitsDuringTheWindowIsReportedWithANote) {
+    expect_sampled_run("audit --expect=bar,foo,main --duration-ms=4000 --delay-ms=200 -- " + std::string(BENCHFP_BIN) +
+                           " kernel --kernel=eltwise --frame=frame --mode=unwind --duration-ms=600 262144",
+                       0, {"exited during the window", "| full"});
+}
+
+// oneDNN's OpenMP workers and the target's own thread start right after exec:
+// attached at once, most are born after the attach and found by the re-scan.
+TEST(CliAudit, SeesEveryThreadAlsoThoseBornAfterTheAttach) {
+    const auto report = std::filesystem::temp_directory_path() / ("benchfp_audit_threads_" + std::to_string(getpid()));
+    const CommandRun run = run_benchfp("audit --delay-ms=0 --duration-ms=1500 --report=" + report.string() + " -- " +
+                                       BENCHFP_BIN_DIR "/benchfp_onednn_target eltwise 3000 1");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    ASSERT_EQ(run.status, 0) << run.output;
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(report / "report.json"));
+    EXPECT_GE(j["threads"].size(), 2u) << run.output;  // main and its own thread, at least
+    std::filesystem::remove_all(report);
+}
+
+// A JIT that is neither benchfp's nor oneDNN's, from Debian (luajit): its trace
+// code is found without its help, and the culprit table names rbp's use there
+// (LuaJIT keeps a loop counter in ebp: every sample in the trace is broken).
+TEST(CliAudit, SeesLuaJitTraces) {
+    const auto report = std::filesystem::temp_directory_path() / ("benchfp_audit_luajit_" + std::to_string(getpid()));
+    const CommandRun run = run_benchfp("audit --delay-ms=300 --duration-ms=800 --report=" + report.string() +
+                                       " -- luajit tests/data/hot_loop.lua");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    ASSERT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("| jit@0x"), std::string::npos) << run.output;  // an anonymous executable region
+    EXPECT_NE(run.output.find("## Culprits"), std::string::npos) << run.output;
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(report / "report.json"));
+    ASSERT_FALSE(j["threads"].empty()) << run.output;
+    EXPECT_GT(j["threads"][0]["broken"].get<long>(), 100) << run.output;
+    std::filesystem::remove_all(report);
+}
+
+// benchfp's own parallel section seen from outside: the calling thread's chains
+// reach main, the worker's reach glibc's start_thread through the pool's entry
+// (pthread_create, an entry built with frame pointers), each reported apart.
+TEST(CliAudit, EveryThreadOfAParallelSectionReachesItsStart) {
+    const auto report = std::filesystem::temp_directory_path() / ("benchfp_audit_pool_" + std::to_string(getpid()));
+    const CommandRun run = run_benchfp(
+        "audit --delay-ms=300 --duration-ms=800 --report=" + report.string() + " -- " + BENCHFP_BIN +
+        " kernel --kernel=eltwise --alg=exp --frame=frame --threads=2 --mode=unwind --duration-ms=3000 "
+        "--min-samples=1 4194304");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    ASSERT_EQ(run.status, 0) << run.output;
+    const nlohmann::json j = nlohmann::json::parse(std::ifstream(report / "report.json"));
+    ASSERT_EQ(j["threads"].size(), 2u) << run.output;
+    for (const auto& t : j["threads"]) {
+        const long judged = t["full"].get<long>() + t["skipped_caller"].get<long>() + t["broken"].get<long>();
+        EXPECT_GE(judged, 100) << run.output;
+        EXPECT_GE(t["full"].get<long>(), judged * 95 / 100) << run.output;  // without --expect: reaches its start
+    }
+    std::filesystem::remove_all(report);
+}
