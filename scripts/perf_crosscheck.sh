@@ -21,7 +21,8 @@ command -v "$perf_bin" >/dev/null || { echo "perf_crosscheck: $perf_bin not foun
 
 families=("$@")
 if ((${#families[@]} == 0)); then
-  mapfile -t families < <("$bin" kernel --list --json=- | python3 -c 'import json,sys; [print(f["name"]) for f in json.load(sys.stdin)]')
+  listing=$("$bin" kernel --list --json=-) || { echo "perf_crosscheck: benchfp kernel --list failed" >&2; exit 2; }
+  mapfile -t families < <(python3 -c 'import json,sys; [print(f["name"]) for f in json.load(sys.stdin)["families"]]' <<< "$listing")
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -31,6 +32,8 @@ case_of() { grep -v '^\s*#' "cases/$1/unwind" | grep -m1 -- '--kernel' | sed -E 
 
 status=0
 printf '%-10s %-9s %8s %-16s %-28s %-28s %s\n' family frame samples verdict benchfp perf agree
+# No family checked is no check: never a pass.
+((${#families[@]})) || { echo "perf_crosscheck: no kernel family to check" >&2; exit 2; }
 for family in "${families[@]}"; do
   line=$(case_of "$family")
   for frame in clobber preserve frame; do
