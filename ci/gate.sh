@@ -61,6 +61,8 @@ host_isas=$(sed -n 's/^host: [a-z0-9]* (runs \(.*\))$/\1/p' <<< "$listing" | tr 
 families=$(sed -n 's/^\([a-z0-9_]*\): .*/\1/p' <<< "$listing" | grep -vx host)
 family_isas() { awk -v f="$1" '$0 ~ "^" f ": " { getline; sub(/.*--isa=/, ""); sub(/ .*/, ""); print; exit }' <<< "$listing" | tr , ' '; }
 has_word() { [[ " $2 " == *" $1 "* ]]; }
+# A listing that names no family or no ISA would make a gate that tests nothing: never a pass.
+[[ -n "$families" && -n "$host_isas" ]] || { echo "ci/gate.sh: cannot read the families or ISAs from benchfp kernel --list" >&2; exit 2; }
 
 all_isas="sse41 avx2 avx512"
 if [[ "$isa_arg" == all ]]; then
@@ -126,6 +128,11 @@ for isa in "${tested[@]}"; do
     run_batch "$isa" "$family" perf --mode=perf --max-ms-per-prb="$perf_ms"
   done
 done
+
+if ((${#tested[@]} && runs == 0)); then
+  echo "ci/gate.sh: no kernel batch ran" >&2
+  status=1
+fi
 
 if ((alloc)); then
   step "allocator suites ($reps repetitions, random interleaving)"
