@@ -1,6 +1,7 @@
 #include "jit_profile.hpp"
 
 #include "jit/code_regions.hpp"
+#include "report/file.hpp"
 #include "usage_error.hpp"
 
 #include <elf.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <iostream>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -48,18 +50,6 @@ int create_exclusive(const std::string& path, std::string& notes) {
     return fd;
 }
 
-bool write_all(int fd, const void* data, size_t size) {
-    const auto* p = static_cast<const char*>(data);
-    while (size) {
-        const ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        p += n;
-        size -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
 struct Files {
     std::mutex mutex;  // kernels may be built on several threads
     int map = -1, jitdump = -1;
@@ -67,26 +57,38 @@ struct Files {
 };
 Files files;
 
+// A write that fails closes that file and says so once: a perf map with a
+// kernel missing would name its samples wrongly without telling anyone.
+void write_or_stop(int& fd, const char* what, std::string_view data) {
+    if (fd < 0) return;
+    if (const int error = report::write_fully(fd, data)) {
+        std::cerr << "benchfp: warning: --jit-profile: writing the " << what << " failed (" << std::strerror(error)
+                  << "); it stops here and lacks the kernels built from now on\n";
+        ::close(fd);
+        fd = -1;
+    }
+}
+
+std::string_view bytes_of(const void* data, size_t size) { return {static_cast<const char*>(data), size}; }
+
 void announce(const jit::CodeRegionInfo& r) {
     std::lock_guard lock(files.mutex);
-    if (files.map >= 0) {
-        std::ostringstream line;
-        line << std::hex << r.begin << ' ' << r.size << ' ' << r.name << '\n';
-        write_all(files.map, line.str().data(), line.str().size());
-    }
-    if (files.jitdump >= 0) {
-        CodeLoad load;
-        load.total_size = static_cast<uint32_t>(sizeof load + r.name.size() + 1 + r.size);
-        load.timestamp = monotonic_ns();
-        load.pid = static_cast<uint32_t>(getpid());
-        load.tid = static_cast<uint32_t>(gettid());
-        load.vma = load.code_addr = r.begin;
-        load.code_size = r.size;
-        load.code_index = files.index++;
-        write_all(files.jitdump, &load, sizeof load);
-        write_all(files.jitdump, r.name.c_str(), r.name.size() + 1);
-        write_all(files.jitdump, reinterpret_cast<const void*>(r.begin), r.size);
-    }
+    std::ostringstream line;
+    line << std::hex << r.begin << ' ' << r.size << ' ' << r.name << '\n';
+    write_or_stop(files.map, "perf map", line.str());
+    if (files.jitdump < 0) return;
+    CodeLoad load;
+    load.total_size = static_cast<uint32_t>(sizeof load + r.name.size() + 1 + r.size);
+    load.timestamp = monotonic_ns();
+    load.pid = static_cast<uint32_t>(getpid());
+    load.tid = static_cast<uint32_t>(gettid());
+    load.vma = load.code_addr = r.begin;
+    load.code_size = r.size;
+    load.code_index = files.index++;
+    std::string record(bytes_of(&load, sizeof load));
+    record.append(r.name.c_str(), r.name.size() + 1);
+    record.append(bytes_of(reinterpret_cast<const void*>(r.begin), r.size));
+    write_or_stop(files.jitdump, "jitdump file", record);  // one record whole, or the file stops before it
 }
 
 }  // namespace
@@ -113,7 +115,7 @@ std::string start_jit_profile(const JitProfileChoice& choice) {
         header.timestamp = monotonic_ns();
         // perf record learns of the file from this executable mapping of it:
         // perf inject --jit finds jit-PID.dump through the MMAP record.
-        if (files.jitdump >= 0 && (!write_all(files.jitdump, &header, sizeof header) ||
+        if (files.jitdump >= 0 && (report::write_fully(files.jitdump, bytes_of(&header, sizeof header)) != 0 ||
                                    mmap(nullptr, sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC, MAP_PRIVATE,
                                         files.jitdump, 0) == MAP_FAILED))
             notes += "benchfp: note: --jit-profile: the jitdump file could not be written or mapped\n";

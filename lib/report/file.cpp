@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
+#include <random>
 #include <cstring>
 #include <stdexcept>
 
@@ -16,8 +19,68 @@ namespace {
     throw std::runtime_error("cannot write '" + path + "': " + what + ": " + std::strerror(error));
 }
 
-// Writes all of data to fd, retrying short writes and EINTR; returns 0 or errno.
-int write_all(int fd, std::string_view data) {
+std::string directory_of(const std::string& path) {
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos) return ".";
+    return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// A temporary name beside `path` no other writer uses: the pid and a counter
+// for writers in this process, a random word for a pid reused by another.
+std::string temporary_name(const std::string& path) {
+    static std::atomic<unsigned> counter{0};
+    std::random_device random;
+    return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
+           std::to_string(random() & 0xffffff);
+}
+
+// O_EXCL never opens a file someone planted; the mode 0666 is narrowed by the
+// umask in the kernel, as for any file a program creates (reading the umask
+// here would mean setting it, which races with other threads creating files).
+int create_temporary(const std::string& path, std::string& temporary) {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        temporary = temporary_name(path);
+        const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+// The rename is only durable once the directory entry is on disk too.
+int sync_directory(const std::string& directory) {
+    const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return errno;
+    const int error = ::fsync(fd) == 0 || errno == EINVAL ? 0 : errno;  // EINVAL: a file system without it
+    ::close(fd);
+    return error;
+}
+
+// A symbolic link stays a link: the file it names is replaced, as a shell's
+// `>` would write through it. A dangling link is an error, not a new file
+// somewhere the caller did not name.
+std::string resolve_link(const std::string& path) {
+    struct stat link{};
+    if (::lstat(path.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) return path;
+    char* target = ::realpath(path.c_str(), nullptr);
+    if (!target) fail(path, "it is a symbolic link to a file that cannot be resolved", errno);
+    std::string resolved(target);
+    std::free(target);
+    return resolved;
+}
+
+void write_in_place(const std::string& path, std::string_view data) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) fail(path, "open", errno);
+    const int error = write_fully(fd, data);
+    const int closed = ::close(fd) == 0 ? 0 : errno;
+    if (error) fail(path, "write", error);
+    if (closed) fail(path, "close", closed);
+}
+
+}  // namespace
+
+int write_fully(int fd, std::string_view data) {
     while (!data.empty()) {
         const ssize_t n = ::write(fd, data.data(), data.size());
         if (n < 0 && errno == EINTR) continue;
@@ -27,38 +90,21 @@ int write_all(int fd, std::string_view data) {
     return 0;
 }
 
-std::string directory_of(const std::string& path) {
-    const size_t slash = path.rfind('/');
-    if (slash == std::string::npos) return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-void write_in_place(const std::string& path, std::string_view data) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) fail(path, "open", errno);
-    const int error = write_all(fd, data);
-    const int closed = ::close(fd) == 0 ? 0 : errno;
-    if (error) fail(path, "write", error);
-    if (closed) fail(path, "close", closed);
-}
-
-}  // namespace
-
-void write_file(const std::string& path, std::string_view data) {
-    if (path.empty()) throw std::runtime_error("cannot write a file with an empty name");
+void write_file(const std::string& named, std::string_view data) {
+    if (named.empty()) throw std::runtime_error("cannot write a file with an empty name");
     struct stat existing{};
-    const bool exists = ::stat(path.c_str(), &existing) == 0;
-    if (exists && S_ISDIR(existing.st_mode)) fail(path, "it is a directory", EISDIR);
-    if (exists && !S_ISREG(existing.st_mode)) return write_in_place(path, data);
+    const bool exists = ::stat(named.c_str(), &existing) == 0;
+    if (exists && S_ISDIR(existing.st_mode)) fail(named, "it is a directory", EISDIR);
+    // /dev/stdout is a link to a pipe or terminal: written through the name given.
+    if (exists && !S_ISREG(existing.st_mode)) return write_in_place(named, data);
+    const std::string path = resolve_link(named);
 
-    std::string temporary = path + ".tmp.XXXXXX";
-    const int fd = ::mkstemp(temporary.data());
-    if (fd < 0) fail(path, "create a temporary file in " + directory_of(path), errno);
-    // mkstemp makes it 0600; a results file is as readable as any other file.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    int error = ::fchmod(fd, exists ? existing.st_mode & 07777 : 0666 & ~mask) == 0 ? 0 : errno;
-    if (!error) error = write_all(fd, data);
+    std::string temporary;
+    const int fd = create_temporary(path, temporary);
+    if (fd < 0) fail(named, "create a temporary file in " + directory_of(path), errno);
+    // A replaced file keeps its permissions.
+    int error = exists && ::fchmod(fd, existing.st_mode & 07777) != 0 ? errno : 0;
+    if (!error) error = write_fully(fd, data);
     if (!error && ::fsync(fd) != 0) error = errno;
     if (::close(fd) != 0 && !error) error = errno;
     if (!error && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
@@ -66,6 +112,7 @@ void write_file(const std::string& path, std::string_view data) {
         ::unlink(temporary.c_str());
         fail(path, "write", error);
     }
+    if (const int synced = sync_directory(directory_of(path))) fail(path, "sync its directory", synced);
 }
 
 void check_writable(const std::string& path) {

@@ -9,11 +9,19 @@ namespace benchfp::report {
 
 // Writes `data` to `path` atomically: a temporary file in the same directory,
 // every byte written and flushed to disk, closed with its error checked, then
-// renamed over `path` (so the old file stays whole if anything fails). Paths
+// renamed over `path` (so the old file stays whole if anything fails), and the
+// directory synced. A replaced file keeps its mode; a new one gets 0666 less
+// the umask. A symbolic link is written through (the file it names is
+// replaced; the link stays). Paths
 // that exist and are not regular files (/dev/stdout, /dev/full, a FIFO) are
 // written in place, with the same checks. Throws std::runtime_error naming the
 // path and the system's reason.
 void write_file(const std::string& path, std::string_view data);
+
+// Writes all of `data` to `fd`, retrying short writes and EINTR; returns 0 or
+// the errno of the failure (EIO for a write that made no progress). For files
+// that are streamed rather than written whole (perf maps, jitdump).
+int write_fully(int fd, std::string_view data);
 
 // Throws std::runtime_error naming `path` unless a file can be created there
 // (its directory exists and is writable, it is not a directory): to check an

@@ -1,0 +1,88 @@
+// report::write_file: the atomic writer every result, baseline and report goes through.
+#include "report/file.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+using benchfp::report::write_file;
+
+namespace {
+
+struct TempDir {
+    fs::path path = fs::temp_directory_path() / ("benchfp-file-test-" + std::to_string(::getpid()));
+    TempDir() { fs::create_directories(path); }
+    ~TempDir() { fs::remove_all(path); }
+};
+
+std::string read(const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+mode_t mode_of(const fs::path& p) {
+    struct stat st{};
+    EXPECT_EQ(::stat(p.c_str(), &st), 0);
+    return st.st_mode & 07777;
+}
+
+size_t entries(const fs::path& dir) { return static_cast<size_t>(std::distance(fs::directory_iterator(dir), {})); }
+
+}  // namespace
+
+TEST(ReportFile, NewFileGetsTheUmaskModeAndNoTemporaryStays) {
+    TempDir dir;
+    const mode_t mask = ::umask(022);
+    write_file(dir.path / "a.json", "{}\n");
+    ::umask(mask);
+    EXPECT_EQ(read(dir.path / "a.json"), "{}\n");
+    EXPECT_EQ(mode_of(dir.path / "a.json"), 0644u);
+    EXPECT_EQ(entries(dir.path), 1u);
+}
+
+TEST(ReportFile, ReplacedFileKeepsItsMode) {
+    TempDir dir;
+    write_file(dir.path / "a", "old");
+    ASSERT_EQ(::chmod((dir.path / "a").c_str(), 0640), 0);
+    write_file(dir.path / "a", "new");
+    EXPECT_EQ(read(dir.path / "a"), "new");
+    EXPECT_EQ(mode_of(dir.path / "a"), 0640u);
+}
+
+TEST(ReportFile, SymbolicLinkIsWrittenThroughAndStaysALink) {
+    TempDir dir;
+    write_file(dir.path / "target", "old");
+    fs::create_symlink("target", dir.path / "link");
+    write_file(dir.path / "link", "new");
+    EXPECT_TRUE(fs::is_symlink(dir.path / "link"));
+    EXPECT_EQ(read(dir.path / "target"), "new");
+    EXPECT_EQ(entries(dir.path), 2u);
+}
+
+TEST(ReportFile, DanglingLinkAndDirectoryAreErrorsNamingThePath) {
+    TempDir dir;
+    fs::create_symlink("nowhere/x", dir.path / "dangling");
+    try {
+        write_file(dir.path / "dangling", "x");
+        FAIL() << "a dangling link was written";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("dangling"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(write_file(dir.path.string(), "x"), std::runtime_error);
+    EXPECT_THROW(write_file((dir.path / "no-such-dir" / "x").string(), "x"), std::runtime_error);
+    EXPECT_EQ(entries(dir.path), 1u);
+}
+
+TEST(ReportFile, DevicesAreWrittenInPlaceWithErrorsChecked) {
+    EXPECT_NO_THROW(write_file("/dev/null", "x"));
+    EXPECT_THROW(write_file("/dev/full", "x"), std::runtime_error);
+    EXPECT_EQ(benchfp::report::write_fully(-1, "x"), EBADF);
+}
