@@ -92,6 +92,7 @@ AuditReport audit_process(const AuditRequest& q) {
     report.exited = exited;
     if (exited)
         report.notes.push_back("the process exited during the window; code bytes and later mappings could not be read");
+    report.notes.insert(report.notes.end(), recording.notes.begin(), recording.notes.end());
     if (recording.stats.lost) report.notes.push_back(std::to_string(recording.stats.lost) + " samples were lost");
     return report;
 }

@@ -77,9 +77,17 @@ void ProcessSampler::start() {
     scanner_ = std::thread([this] {
         while (scanning_) {
             std::this_thread::sleep_for(std::chrono::milliseconds(scan_interval_ms));
+            // Nothing may leave this thread (that would terminate the process):
+            // a thread refused or a /proc entry vanishing mid-read loses that
+            // thread's samples, which stop() reports; the rest stands.
             try {
                 open_new_threads(true);
-            } catch (const Error&) {  // refused for a new thread: its samples are missing, the rest stands
+            } catch (const std::exception& e) {
+                std::lock_guard lock(mutex_);
+                if (scan_error_.empty()) scan_error_ = e.what();
+            } catch (...) {
+                std::lock_guard lock(mutex_);
+                if (scan_error_.empty()) scan_error_ = "unknown error";
             }
         }
     });
@@ -92,6 +100,9 @@ ProcessRecording ProcessSampler::stop() {
     ProcessRecording out;
     out.events = samplers_.size();
     out.thread_names = names_;
+    if (!scan_error_.empty())
+        out.notes.push_back("threads born during the window may be missing: opening their events failed (" +
+                            scan_error_ + ")");
     const auto pid = static_cast<uint32_t>(options_.pid);
     for (const auto& s : samplers_) {
         const RingRecords& r = s->records();

@@ -39,6 +39,7 @@ struct ProcessRecording {
     RingStats stats;  // summed over the events
     size_t events = 0;  // perf events opened (threads, or CPUs)
     double seconds = 0;
+    std::vector<std::string> notes;  // what the recording may lack, and why
 };
 
 class ProcessSampler {
@@ -61,6 +62,7 @@ private:
     std::map<uint32_t, std::string> names_;
     std::atomic<bool> scanning_{false};
     std::thread scanner_;
+    std::string scan_error_;  // the first failure of the scanner thread, under mutex_
 };
 
 }  // namespace benchfp::perf

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <fstream>
 
+#include <utility>
+
 namespace benchfp::perf {
 
 uint64_t max_sample_frequency() {
@@ -70,7 +72,7 @@ Sampler::Sampler(const SamplerOptions& options) : options_(options) {
 }
 
 Sampler::~Sampler() {
-    if (running_) stop();
+    if (running_) halt();
     munmap(map_, map_size_);
     close(fd_);
 }
@@ -82,10 +84,17 @@ void Sampler::start() {
     records_ = {};
     stats_ = {};
     running_ = true;
+    reader_error_ = nullptr;
     reader_ = std::thread([this] {
-        while (running_.load(std::memory_order_relaxed)) {
-            drain();
-            std::this_thread::sleep_for(options_.drain_interval);
+        // An exception must not leave this thread (that would terminate the
+        // process): a corrupt ring is kept for stop() to report.
+        try {
+            while (running_.load(std::memory_order_relaxed)) {
+                drain();
+                std::this_thread::sleep_for(options_.drain_interval);
+            }
+        } catch (...) {
+            reader_error_ = std::current_exception();
         }
     });
     started_ = std::chrono::steady_clock::now();
@@ -93,11 +102,16 @@ void Sampler::start() {
         throw Error(ErrorKind::system, std::string("enabling the perf event failed: ") + std::strerror(errno));
 }
 
-void Sampler::stop() {
+void Sampler::halt() noexcept {
     ioctl(fd_, PERF_EVENT_IOC_DISABLE, 0);
     stopped_ = std::chrono::steady_clock::now();
     running_ = false;
-    reader_.join();
+    if (reader_.joinable()) reader_.join();
+}
+
+void Sampler::stop() {
+    halt();
+    if (reader_error_) std::rethrow_exception(std::exchange(reader_error_, nullptr));
     drain();
 }
 

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,7 +48,7 @@ public:
     Sampler& operator=(const Sampler&) = delete;
 
     void start();  // clears previous results, enables the event, starts draining
-    void stop();   // disables the event, drains what is left
+    void stop();   // disables the event, drains what is left; throws Error if the ring was corrupt
 
     const std::vector<Sample>& samples() const { return records_.samples; }
     const RingRecords& records() const { return records_; }
@@ -57,6 +58,8 @@ public:
 
 private:
     void drain();
+    void halt() noexcept;  // disables the event and joins the reader
+
 
     SamplerOptions options_;
     int fd_ = -1;
@@ -66,6 +69,7 @@ private:
     RingStats stats_;
     std::atomic<bool> running_{false};
     std::thread reader_;
+    std::exception_ptr reader_error_;  // what stopped the reader, rethrown by stop()
     std::chrono::steady_clock::time_point started_, stopped_;
 };
 
