@@ -31,6 +31,7 @@ struct Global {
     std::vector<const jit::Instruction*> by_offset;  // the decoded instruction starting at each offset
     std::vector<Record> records;
     std::atomic<int> next_record{0};
+    std::atomic<uint64_t> unstepped_calls{0};  // calls on threads that got no record
     std::atomic<bool> active{false};
     std::atomic<uint64_t> generation{0};
     struct sigaction previous = {};
@@ -178,6 +179,7 @@ Session::Session(const jit::Verification& code, uint64_t begin, size_t size, int
     g.records.resize(max_threads);
     for (Record& r : g.records) r.table.assign(table_capacity, ChainCount{});
     g.next_record = 0;
+    g.unstepped_calls = 0;
     ++g.generation;
     struct sigaction action = {};
     action.sa_sigaction = on_trap;
@@ -209,12 +211,17 @@ std::vector<ThreadSteps> Session::stop() {
 bool begin_thread_call() {
     if (!g.active) return false;
     Record* r = thread_record();
-    if (!r) return false;
+    if (!r) {
+        ++g.unstepped_calls;
+        return false;
+    }
     r->upper_dirty = false;  // each call starts clean: the caller's vector state is its own
     set_trap_flag();
     return true;
 }
 
 void end_thread_call() { clear_trap_flag(); }
+
+uint64_t Session::unstepped_calls() const { return g.unstepped_calls.load(); }
 
 }  // namespace benchfp::harness::step

@@ -60,6 +60,10 @@ public:
 
     // Stops stepping (no thread may be inside a stepped call) and returns each thread's record.
     std::vector<ThreadSteps> stop();
+    // Kernel calls made while the session ran on threads it had no record
+    // for (more threads than max_threads, or stack bounds unreadable): those
+    // instructions were not stepped, so no verdict may claim them.
+    uint64_t unstepped_calls() const;
 };
 
 // Around one kernel call on the current thread: true when a session runs and the

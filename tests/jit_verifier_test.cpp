@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 using namespace benchfp;
 namespace step = benchfp::harness::step;
@@ -201,3 +202,24 @@ TEST(JitVerifier, WellFormedKernelsPassWithTheirFramesStated) {
 }
 
 }  // namespace
+
+TEST(StepSession, CountsCallsOnThreadsItHasNoRecordFor) {
+    auto k = build(jit::FramePolicy::frame, [](TestKernel& g) {
+        g.setup_done();
+        g.mov(rax, ptr[rdi]);
+    });
+    const jit::Verification code = jit::verify(k->layout(), k->policy());
+    step::Session session(code, k->layout().begin, k->layout().size, 1);
+    const uint64_t argument = 0;
+    auto call_on_this_thread = [&] {
+        const bool stepped = step::begin_thread_call();
+        k->entry()(&argument);
+        if (stepped) step::end_thread_call();
+    };
+    call_on_this_thread();                  // takes the one record
+    std::thread(call_on_this_thread).join();  // a second thread: none left for it
+    const auto threads = session.stop();
+    EXPECT_EQ(threads.size(), 1u);
+    EXPECT_GT(threads.front().steps, 0u);
+    EXPECT_EQ(session.unstepped_calls(), 1u);
+}

@@ -60,13 +60,14 @@ void KernelRun::finish_step() {
     const double seconds = std::chrono::duration<double>(Clock::now() - p->stepping_began).count();
     set_jit_call_way(JitCallWay::plain);
     const std::vector<step::ThreadSteps> threads = p->session->stop();
+    const uint64_t unstepped = p->session->unstepped_calls();
     p->session.reset();
 
     const jit::CodeRegionInfo& layout = p->workload->kernel().layout();
     if (!symbols_) symbols_ = std::make_unique<perf::Symbols>();
     symbols_->clear_regions();
     symbols_->add_region({layout.name, layout.begin, layout.begin + layout.size});
-    const SteppedCall stepped{threads, layout, p->code, *symbols_, p->jit_caller, seconds};
+    const SteppedCall stepped{threads, layout, p->code, *symbols_, p->jit_caller, seconds, unstepped};
     const StepOutcome outcome = p->c.mode == Mode::abi
                                     ? judge_abi(stepped, p->abi_mismatch)
                                     : judge_step(stepped, p->c.spec.frame, step_expectation(p->c.spec.frame, p->c.expect));

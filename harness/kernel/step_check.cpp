@@ -107,6 +107,8 @@ StepOutcome judge_step(const SteppedCall& call, jit::FramePolicy policy, perf::V
     StepOutcome out;
     out.state = report::State::failed;
     if (steps == 0) detail << " no instruction of the kernel was stepped";
+    else if (call.unstepped_calls)
+        detail << " " << call.unstepped_calls << " kernel calls ran on threads the session could not step";
     else if (lost) detail << " " << lost << " steps did not fit the chain table";
     else if (first.chain)
         detail << " expected " << perf::to_string(wanted) << "; first offending " << instruction_text(call.code, first.chain->offset)
@@ -124,6 +126,7 @@ StepOutcome judge_step(const SteppedCall& call, jit::FramePolicy policy, perf::V
                   {"distinct_instructions", stepped.size()},
                   {"window_instructions", {{"prologue", prologue_window}, {"epilogue", frameless.size() - prologue_window}}},
                   {"threads", call.threads.size()},
+                  {"unstepped_calls", call.unstepped_calls},
                   {"seconds", call.seconds},
                   {"steps_per_second", call.seconds > 0 ? steps / call.seconds : 0.0}};
     if (first.chain) out.record["first_offending"] = {{"offset", first.chain->offset},
@@ -151,11 +154,14 @@ StepOutcome judge_abi(const SteppedCall& call, const std::string& probe_mismatch
         }
     if (!probe_mismatches.empty()) detail << " changed across the call: " << probe_mismatches;
     if (steps == 0) detail << " no instruction of the kernel was stepped";
-    out.state = probe_mismatches.empty() && violations.empty() && steps ? report::State::passed : report::State::failed;
+    if (call.unstepped_calls) detail << " " << call.unstepped_calls << " kernel calls ran on threads the session could not step";
+    out.state = probe_mismatches.empty() && violations.empty() && steps && !call.unstepped_calls ? report::State::passed
+                                                                                                : report::State::failed;
     out.detail = detail.str();
     out.record = {{"probe", probe_mismatches.empty() ? "ok" : probe_mismatches},
                   {"violations", violations},
                   {"instructions", steps},
+                  {"unstepped_calls", call.unstepped_calls},
                   {"seconds", call.seconds}};
     return out;
 }

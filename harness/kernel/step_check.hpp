@@ -30,6 +30,7 @@ struct SteppedCall {
     const perf::Symbols& symbols;
     std::string jit_caller;  // empty: bar calls the kernel
     double seconds = 0;      // spent stepping
+    uint64_t unstepped_calls = 0;  // calls on threads the session could not step
 };
 
 // The verdict step mode expects without --expect: what the policy promises
