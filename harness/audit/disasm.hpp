@@ -1,5 +1,5 @@
 #pragma once
-// Capstone over code read from a foreign process: one instruction at an
+// The project's one disassembler (jit::Disassembler) over code read from a foreign process: one instruction at an
 // address (for the culprit table), and the frameless windows of code whose
 // generator we do not know (push rbp; mov rbp, rsp ... pop rbp; ret).
 #include <cstdint>

@@ -137,11 +137,15 @@ Disassembler::~Disassembler() {
 }
 
 std::optional<Instruction> Disassembler::decode(uint64_t address, size_t max_bytes) const {
-    const uint8_t* code = reinterpret_cast<const uint8_t*>(address);
+    return decode(reinterpret_cast<const uint8_t*>(address), max_bytes, address);
+}
+
+std::optional<Instruction> Disassembler::decode(const uint8_t* bytes, size_t max_bytes, uint64_t address) const {
+    const uint8_t* code = bytes;
     size_t left = max_bytes;
     uint64_t at = address;
     cs_insn& insn = *impl_->insn;
-    if (!cs_disasm_iter(impl_->handle, &code, &left, &at, &insn)) return decode_unknown_evex(code, address, max_bytes);
+    if (!cs_disasm_iter(impl_->handle, &code, &left, &at, &insn)) return decode_unknown_evex(bytes, address, max_bytes);
 
     Instruction out;
     out.address = insn.address;

@@ -62,6 +62,9 @@ public:
     // The instruction at `address` (its bytes read from there, at most `max_bytes`),
     // or nothing when they do not decode.
     std::optional<Instruction> decode(uint64_t address, size_t max_bytes) const;
+    // The same for bytes copied from elsewhere (another process's code): they
+    // are decoded as if they were at `address`.
+    std::optional<Instruction> decode(const uint8_t* bytes, size_t max_bytes, uint64_t address) const;
 
 private:
     struct Impl;
