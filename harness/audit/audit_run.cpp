@@ -151,4 +151,23 @@ void stop_child(pid_t pid) {
     waitpid(pid, nullptr, 0);
 }
 
+AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_ms, AuditRequest request) {
+    const pid_t child = start_child(argv);
+    if (!child_survives(child, delay_ms))
+        throw std::runtime_error("'" + argv[0] + "' exited within --delay-ms=" + std::to_string(delay_ms) +
+                                 " (or could not be started)");
+    request.pid = child;
+    request.is_child = true;
+    AuditReport report;
+    try {
+        report = audit_process(request);
+    } catch (...) {
+        stop_child(child);
+        throw;
+    }
+    stop_child(child);
+    for (const auto& a : argv) report.command += (report.command.empty() ? "" : " ") + a;
+    return report;
+}
+
 }  // namespace benchfp::harness

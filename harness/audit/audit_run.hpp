@@ -33,4 +33,10 @@ bool child_survives(pid_t pid, uint64_t ms);
 // SIGTERM, then SIGKILL after a grace period; reaps it.
 void stop_child(pid_t pid);
 
+// Starts `argv`, lets it run `delay_ms` (attached mid-run, as a fleet profiler
+// is), audits it with `request` (its pid and is_child filled in here), and
+// stops it, also when the audit throws. Throws std::runtime_error when the
+// command exits within the delay or cannot be started.
+AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_ms, AuditRequest request);
+
 }  // namespace benchfp::harness

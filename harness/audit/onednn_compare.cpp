@@ -21,9 +21,9 @@ struct Subject {
 
 std::filesystem::path own_directory() { return std::filesystem::read_symlink("/proc/self/exe").parent_path(); }
 
-std::vector<Subject> subjects(const AuditOptions& o) {
+std::vector<Subject> subjects(uint64_t delay_ms, uint64_t duration_ms) {
     // Each child runs well past the window, so the audit never sees it exit.
-    const std::string run_ms = std::to_string(o.delay_ms + o.duration_ms + 3000);
+    const std::string run_ms = std::to_string(delay_ms + duration_ms + 3000);
     const std::string target = (own_directory() / "benchfp_onednn_target").string();
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
     std::vector<Subject> out;
@@ -34,21 +34,6 @@ std::vector<Subject> subjects(const AuditOptions& o) {
                        {self, "kernel", "--kernel=eltwise", "--alg=exp", "--frame=" + std::string(frame),
                         "--mode=unwind", "--min-samples=1", "--duration-ms=" + run_ms, "1048576"}});
     return out;
-}
-
-AuditReport audit_subject(const AuditOptions& o, const Subject& s, const std::vector<std::string>& expect) {
-    const pid_t child = start_child(s.argv);
-    if (!child_survives(child, o.delay_ms)) throw std::runtime_error(s.name + ": '" + s.argv[0] + "' exited at start");
-    AuditReport report;
-    try {
-        report = audit_process({child, true, o.duration_ms, o.system_wide, expect, o.event, o.frequency});
-    } catch (...) {
-        stop_child(child);
-        throw;
-    }
-    stop_child(child);
-    for (const auto& a : s.argv) report.command += (report.command.empty() ? "" : " ") + a;
-    return report;
 }
 
 // One row per thread that had JIT samples; the top culprit is the process's.
@@ -69,27 +54,27 @@ void rows(std::ostringstream& md, const std::string& name, const AuditReport& r)
 
 }  // namespace
 
-int run_onednn_comparison(const AuditOptions& o) {
+int run_onednn_comparison(AuditRequest request, uint64_t delay_ms, const std::string& report_dir) {
     // bar, foo: the callers every thread of both programs runs the code under
     // (main only calls foo on the main thread), unless the user says otherwise.
-    const std::vector<std::string> expect = o.expect.empty() ? std::vector<std::string>{"bar", "foo"} : o.expect;
+    if (request.expect.empty()) request.expect = {"bar", "foo"};
     std::ostringstream md;
     md << "# What a fleet profiler sees: oneDNN next to benchfp's kernels\n\n"
-       << "Each program audited from outside for " << o.duration_ms << " ms after " << o.delay_ms
-       << " ms, every thread, expecting `" << comma_list(expect) << "` above the JIT frame.\n\n"
+       << "Each program audited from outside for " << request.duration_ms << " ms after " << delay_ms
+       << " ms, every thread, expecting `" << comma_list(request.expect) << "` above the JIT frame.\n\n"
        << "| program | thread | JIT samples | full | skipped-caller | broken | prologue | unwind rate | "
           "reaches main/thread start | most broken samples: rbp last written by (what rbp held) |\n"
        << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
-    for (const Subject& s : subjects(o)) {
+    for (const Subject& s : subjects(delay_ms, request.duration_ms)) {
         std::cerr << "benchfp audit: " << s.name << " ...\n";
-        const AuditReport report = audit_subject(o, s, expect);
+        const AuditReport report = audit_started(s.argv, delay_ms, request);
         rows(md, s.name, report);
-        if (!o.report_dir.empty()) write_audit_report(report, o.report_dir + "/" + s.name);
+        if (!report_dir.empty()) write_audit_report(report, report_dir + "/" + s.name);
     }
     std::cout << md.str();
-    if (!o.report_dir.empty()) {
-        std::filesystem::create_directories(o.report_dir);
-        report::write_file(o.report_dir + "/summary.md", md.str());
+    if (!report_dir.empty()) {
+        std::filesystem::create_directories(report_dir);
+        report::write_file(report_dir + "/summary.md", md.str());
     }
     return 0;
 }

@@ -2,10 +2,17 @@
 // `benchfp audit --target=onednn`: oneDNN's primitives (sgemm, eltwise, conv,
 // reorder) in build/benchfp_onednn_target, each audited from outside, side by
 // side with benchfp's own kernel in each frame policy, audited the same way.
-#include "commands/audit_command.hpp"
+#include "audit/audit_run.hpp"
+
+#include <cstdint>
+#include <string>
 
 namespace benchfp::harness {
 
-int run_onednn_comparison(const AuditOptions& options);
+// Each subject is started, audited with `request` after `delay_ms` (an empty
+// request.expect means `bar`, `foo`), and stopped; the table goes to stdout
+// and, with a non-empty report_dir, to report_dir/summary.md beside each
+// subject's own report. Returns the exit status.
+int run_onednn_comparison(AuditRequest request, uint64_t delay_ms, const std::string& report_dir);
 
 }  // namespace benchfp::harness

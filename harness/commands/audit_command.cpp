@@ -34,12 +34,11 @@ int report_error(const std::string& message) {
     return 2;
 }
 
-int audit_one(const AuditOptions& o, pid_t pid, bool is_child) {
-    AuditRequest request{pid, is_child, o.duration_ms, o.system_wide, o.expect, o.event, o.frequency};
-    AuditReport report = audit_process(request);
-    for (const auto& a : o.command) report.command += (report.command.empty() ? "" : " ") + a;
+// The report of one process to stdout (and --report-dir); 2 when the process
+// left before anything could be judged.
+int print_report(const AuditOptions& o, const AuditReport& report) {
     if (report.samples == 0 && report.exited)
-        return report_error("process " + std::to_string(pid) + " exited before any sample was taken");
+        return report_error("process " + std::to_string(report.pid) + " exited before any sample was taken");
     std::cout << render_audit_markdown(report);
     if (!o.report_dir.empty()) write_audit_report(report, o.report_dir);
     if (!report.jit_samples) std::cout << "JIT samples: 0 of " << report.samples << '\n';
@@ -53,22 +52,11 @@ int run_audit(const AuditOptions& o) {
     if (sources != 1) return report_error("name one process: --pid=P, --target=onednn, or -- CMD ARGS");
     if (o.duration_ms == 0) return report_error("--duration-ms must be positive");
     try {
-        if (!o.target.empty()) return run_onednn_comparison(o);
+        const AuditRequest request{o.pid, false, o.duration_ms, o.system_wide, o.expect, o.event, o.frequency};
+        if (!o.target.empty()) return run_onednn_comparison(request, o.delay_ms, o.report_dir);
         if (o.pid && !perf::process_exists(o.pid)) return report_error("no process with pid " + std::to_string(o.pid));
-        if (o.pid) return audit_one(o, o.pid, false);
-        const pid_t child = start_child(o.command);
-        if (!child_survives(child, o.delay_ms))
-            return report_error("'" + o.command[0] + "' exited within --delay-ms=" + std::to_string(o.delay_ms) +
-                                " (or could not be started)");
-        int status = 2;
-        try {
-            status = audit_one(o, child, true);
-        } catch (...) {
-            stop_child(child);
-            throw;
-        }
-        stop_child(child);
-        return status;
+        if (o.pid) return print_report(o, audit_process(request));
+        return print_report(o, audit_started(o.command, o.delay_ms, request));
     } catch (const perf::Error& e) {
         return report_error(e.what());
     } catch (const std::exception& e) {
