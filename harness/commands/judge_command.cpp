@@ -2,6 +2,7 @@
 
 #include "report/file.hpp"
 #include "report/judge.hpp"
+#include "source_tree.hpp"
 #include "version.hpp"
 
 #include <chrono>
@@ -50,18 +51,8 @@ std::string today() {
     return buffer;
 }
 
-// A stored file or folder named relative to the working directory, else to the
-// source tree (as batch files are found), so build/benchfp judges from anywhere.
-std::optional<std::string> stored(const std::string& name) {
-    std::error_code ec;
-    if (fs::path(name).is_absolute() || fs::exists(name, ec)) return name;
-    const fs::path in_tree = fs::path(BENCHFP_SOURCE_DIR) / name;
-    if (fs::exists(in_tree, ec)) return in_tree.string();
-    return std::nullopt;
-}
-
 std::string find_stored(const std::string& name, const std::string& option) {
-    if (const auto path = stored(name)) return *path;
+    if (const auto path = locate_stored(name, StoredKind::any)) return path->string();
     throw report::InputError(name + ": cannot open: not found here or in the source tree " +
                              std::string(BENCHFP_SOURCE_DIR) + " (pass " + option + "=PATH)");
 }
@@ -95,7 +86,7 @@ std::vector<report::RunResults> read_by_machine(const std::vector<std::string>& 
 // found as for reading, else the one given, created).
 std::string baseline_file(const JudgeOptions& o, const report::Fingerprint& machine) {
     if (!o.baseline.empty()) return o.baseline;
-    const std::string dir = o.update_baseline ? stored(o.baselines_dir).value_or(o.baselines_dir)
+    const std::string dir = o.update_baseline ? locate_stored(o.baselines_dir, StoredKind::any).value_or(o.baselines_dir).string()
                                               : find_stored(o.baselines_dir, "--baselines");
     return report::baseline_path(dir, machine, o.suite);
 }

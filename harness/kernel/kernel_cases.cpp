@@ -2,6 +2,7 @@
 
 #include "families/family.hpp"
 #include "quoted.hpp"
+#include "source_tree.hpp"
 #include "usage_error.hpp"
 
 #include <cerrno>
@@ -32,12 +33,7 @@ std::optional<perf::Verdict> parse_expect(const std::string& name) {
 }
 
 std::filesystem::path find_batch_file(const std::string& name, const std::string& where) {
-    // Relative to the working directory first, then to the source tree, so that
-    // build/benchfp finds cases/ from wherever it is started.
-    std::error_code ec;  // a name too long, a directory we may not search: not found, never an exception
-    for (const std::filesystem::path& candidate :
-         {std::filesystem::path(name), std::filesystem::path(BENCHFP_SOURCE_DIR) / name})
-        if (std::filesystem::is_regular_file(candidate, ec)) return candidate;
+    if (auto path = locate_stored(name, StoredKind::regular_file)) return *path;
     throw UsageError(where + ": cannot open batch file " + quoted_token(name));
 }
 
