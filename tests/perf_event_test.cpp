@@ -49,8 +49,8 @@ TEST(PerfEvent, DefaultFallsBackToTaskClockWithoutAPmuAndSaysSo) {
         const EventChoice choice = choose_event(std::nullopt, hardware_fails_with(err));
         EXPECT_EQ(choice.event.name, fallback_event);
         EXPECT_TRUE(choice.event.is_clock());
-        EXPECT_NE(choice.note.find("cycles"), std::string::npos) << choice.note;
-        EXPECT_NE(choice.note.find(fallback_event), std::string::npos) << choice.note;
+        // What a reader needs, not the errno's text ("No such file or directory").
+        EXPECT_EQ(choice.note, std::string("no hardware PMU on this host (cycles unavailable), using ") + fallback_event);
     }
 }
 

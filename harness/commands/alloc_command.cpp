@@ -38,11 +38,19 @@ void AllocProfileOptions::add_to(CLI::App& app) {
     app.add_option("--scale", scale, "work multiplier of the workload (default 1)")->check(CLI::Range(1, 1000));
     app.add_option("--out", out, "pprof output (.pb.gz)")->required();
     app.add_option("--folded", folded,
-                   "also write folded stacks here (FlameGraph's format: root first, ';'-separated, the type last, "
-                   "then the count)");
-    app.add_option("--folded-unit", folded_unit, "the count of a folded stack: bytes (alloc_space, default) or objects")
+                   "also write folded stacks here, FlameGraph's format (flamegraph.pl reads it): one line per stack, "
+                   "root first, frames ';'-separated, the allocated type as the last frame, a space, the count "
+                   "(--folded-unit)");
+    app.add_option("--folded-unit", folded_unit,
+                   "the count of a folded stack: bytes (alloc_space: weight x requested bytes, default) or objects "
+                   "(alloc_objects: weighted allocations), rounded once per stack")
         ->check(CLI::IsMember({"bytes", "objects"}));
-    app.add_option("--json", json, "also write a JSON summary here");
+    app.add_option("--json", json, "also write a JSON summary here (schema benchfp.alloc-profile/1)");
+    app.add_option("--inuse-at", inuse_at,
+                   "when inuse_objects/inuse_space are taken: peak (default; in the last iteration, where the "
+                   "workload holds the most live bytes) or end (after the last iteration, before the workload "
+                   "frees what it still holds: 0 for workloads that free everything in each iteration)")
+        ->check(CLI::IsMember({"peak", "end"}));
 }
 
 int run_alloc_profile(const AllocProfileOptions& o) {
@@ -74,7 +82,11 @@ int run_alloc_profile(const AllocProfileOptions& o) {
     const auto wall_start = std::chrono::system_clock::now();
     const auto begun = std::chrono::steady_clock::now();
     alloc::profiler::start(options);
-    alloc::workloads::run(*workload, alloc::pool_table(), o.scale);
+    // The in-use snapshot: everything recorded up to that moment, its frees included.
+    alloc::profiler::Profile snapshot;
+    const auto moment = o.inuse_at == "end" ? alloc::workloads::Moment::end : alloc::workloads::Moment::peak;
+    alloc::workloads::run(*workload, alloc::pool_table(), o.scale, moment,
+                          [&snapshot] { snapshot = alloc::profiler::fetch(); });
     alloc::profiler::stop();
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begun).count();
     const alloc::profiler::Profile profile = alloc::profiler::fetch();
@@ -91,9 +103,9 @@ int run_alloc_profile(const AllocProfileOptions& o) {
         static_cast<int64_t>(ms * 1e6), std::string("benchfp alloc profile --workload=") + workload->name};
     const auto unit = o.folded_unit == "objects" ? alloc::FoldedUnit::objects : alloc::FoldedUnit::bytes;
     try {
-        report::write_file(o.out, alloc::to_pprof_gz(profile, naming, run));
+        report::write_file(o.out, alloc::to_pprof_gz(profile, naming, run, &snapshot));
         if (!o.folded.empty()) report::write_file(o.folded, alloc::to_folded(profile, naming, unit));
-        const nlohmann::json summary = alloc::to_json_summary(profile, naming);
+        const nlohmann::json summary = alloc::to_json_summary(profile, naming, &snapshot, o.inuse_at);
         // Symbol and type names are bytes from ELF files, not always UTF-8: replaced, not thrown on.
         if (!o.json.empty())
             report::write_file(o.json, summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");

@@ -17,6 +17,7 @@ struct AllocProfileOptions {
     int scale = 1;
     std::string out, folded, json;
     std::string folded_unit = "bytes";
+    std::string inuse_at = "peak";  // when the in-use sample types are taken (alloc::workloads::Moment)
 
     void add_to(CLI::App& app);
 };

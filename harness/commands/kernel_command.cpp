@@ -52,7 +52,10 @@ void KernelRunOptions::add_to(CLI::App& app) {
     app.add_option("--allow-untested", allow_untested,
                    "ISAs (list) asked for with --isa that may be skipped here without failing the run")
         ->delimiter(',');
-    app.add_option("--perf-template", perf_template, "perf: line template with %tokens% (see README), or default, csv");
+    app.add_option("--perf-template", perf_template,
+                   "perf: line template with %tokens% (see README), or default, csv; any but default makes stdout "
+                   "the rows alone (status lines, the summary and notes go to stderr)");
+    app.add_option("--csv", csv_path, "perf: also write the rows as CSV (the csv template, with its header) to this file");
     app.add_flag("--no-verify", no_verify, "build kernels without the static frame verifier (verify mode still runs it)");
     app.add_option("--jit-profile", jit_profile,
                    "announce every kernel to /tmp/perf-PID.map (map) and/or /tmp/jit-PID.dump (jitdump) for perf; "
@@ -77,6 +80,8 @@ KernelRun::KernelRun(const KernelRunOptions& options) : options_(options) {
     cases_ = expand_cases(options_.cases, isa_cap_, {options_.max_cases, mem_available_bytes()});
     run_repro_ = run_repro_options();
     options_.perf_template = resolve_perf_template(options_.perf_template);
+    rows_only_stdout_ = options_.perf_template != resolve_perf_template("default");
+    if (!options_.csv_path.empty()) csv_rows_ = csv_perf_header() + '\n';
     PerfLine probe;
     probe.c = &cases_.front();
     format_perf_line(options_.perf_template, probe);  // unknown tokens: exit 2 now, not later
@@ -90,11 +95,12 @@ KernelRun::~KernelRun() = default;
 
 // What would otherwise fail only after the first case, or after the whole run.
 void KernelRun::check_run_options() const {
-    if (!options_.json_path.empty()) {
+    for (const auto& [option, path] : {std::pair{"--json", &options_.json_path}, {"--csv", &options_.csv_path}}) {
+        if (path->empty()) continue;
         try {
-            report::check_writable(options_.json_path);
+            report::check_writable(*path);
         } catch (const std::exception& e) {
-            throw UsageError(std::string("--json: ") + e.what());
+            throw UsageError(std::string(option) + ": " + e.what());
         }
     }
     if (!options_.period)
@@ -115,7 +121,7 @@ std::string KernelRun::run_repro_options() const {
 const perf::EventChoice& KernelRun::event() {
     if (!event_) {
         event_ = perf::choose_event(options_.event, perf::probe_open);
-        if (!event_->note.empty()) std::cout << "benchfp: note: " << event_->note << std::endl;
+        if (!event_->note.empty()) std::cerr << "benchfp: note: " << event_->note << std::endl;
     }
     return *event_;
 }
@@ -205,8 +211,10 @@ void KernelRun::run_list(const KernelCase& c) {
            {{"list", {{"gprs", grants}, {"spilled", kernel->gprs().spilled()}, {"code_bytes", layout.size}}}});
 }
 
+std::ostream& KernelRun::human() const { return rows_only_stdout_ ? std::cerr : std::cout; }
+
 void KernelRun::record(const KernelCase& c, report::State state, std::string detail, double ms, nlohmann::json extra,
-                     const std::string* line) {
+                       const PerfLine* line) {
     report::CaseResult result;
     result.index = static_cast<int>(results_.size());
     result.state = state;
@@ -216,7 +224,12 @@ void KernelRun::record(const KernelCase& c, report::State state, std::string det
     result.record = std::move(extra);
     result.record["spec"] = spec_json(c);
     if (!c.skip_reason.empty()) result.record["skip_reason"] = c.skip_reason;
-    std::cout << (line ? *line : report::status_line(result)) << std::endl;
+    if (line) {
+        std::cout << format_perf_line(options_.perf_template, *line) << std::endl;
+        if (!options_.csv_path.empty()) csv_rows_ += format_perf_line(resolve_perf_template("csv"), *line) + '\n';
+    } else {
+        human() << report::status_line(result) << std::endl;
+    }
     summary_.add(state);
     isa_tally_.add(c, state != report::State::skipped);
     results_.push_back(std::move(result));
@@ -224,20 +237,20 @@ void KernelRun::record(const KernelCase& c, report::State state, std::string det
 
 void KernelRun::finish() {
     if (cases_.empty()) return;  // --help: nothing was to run
-    std::cout << summary_.line() << '\n' << isa_tally_.line() << std::endl;
+    human() << summary_.line() << '\n' << isa_tally_.line() << std::endl;
     exit_status_ = summary_.exit_status();
     const std::set<std::string> allowed(options_.allow_untested.begin(), options_.allow_untested.end());
     if (const std::string failure = isa_tally_.untested_failure(allowed); !failure.empty()) {
-        std::cout << "benchfp: " << failure << std::endl;
+        human() << "benchfp: " << failure << std::endl;
         exit_status_ = std::max(exit_status_, 1);
     }
-    if (!options_.json_path.empty()) {
-        try {
+    try {
+        if (!options_.json_path.empty())
             report::write_results_json(options_.json_path, host_info(isa_cap_), results_, summary_);
-        } catch (const std::exception& e) {
-            std::cerr << "benchfp: " << e.what() << '\n';
-            exit_status_ = 2;
-        }
+        if (!options_.csv_path.empty()) report::write_file(options_.csv_path, csv_rows_);
+    } catch (const std::exception& e) {
+        std::cerr << "benchfp: " << e.what() << '\n';
+        exit_status_ = 2;
     }
 }
 
@@ -261,7 +274,8 @@ std::string joined(const nlohmann::json& names) {
 }  // namespace
 
 int list_families(const std::string& json_path) {
-    const nlohmann::json table = {{"host", host_isas_json()}, {"families", families_json()}};
+    const nlohmann::json table = {
+        {"schema", "benchfp.kernel-list/1"}, {"host", host_isas_json()}, {"families", families_json()}};
     if (!json_path.empty()) {
         const std::string text = table.dump(2) + "\n";
         if (json_path == "-") {

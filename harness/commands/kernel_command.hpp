@@ -10,6 +10,7 @@
 #include "kernel/case_options.hpp"
 #include "kernel/isa_tally.hpp"
 #include "kernel/kernel_cases.hpp"
+#include "kernel/perf_template.hpp"
 #include "perf/event.hpp"
 #include "perf/symbols.hpp"
 #include "report/case_result.hpp"
@@ -19,6 +20,7 @@
 
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,7 @@ struct KernelRunOptions {
     size_t max_cases = 100000;
     std::vector<std::string> allow_untested;  // ISAs asked for that may be skipped here
     std::string perf_template = "default";
+    std::string csv_path;  // --csv: the perf rows as CSV (csv_perf_header()), written atomically at the end
     std::string jit_profile;  // --jit-profile: a list of map, jitdump (jit_profile.hpp); empty: off
     bool list_families = false;  // --list: the family table (as JSON with --json=FILE or -), nothing runs
     bool no_verify = false;      // --no-verify: build kernels without the static frame verifier
@@ -67,7 +70,10 @@ private:
     void finish_step();
     // Records a case's result and prints its status line (or `line` instead, in perf mode).
     void record(const KernelCase& c, report::State state, std::string detail, double ms, nlohmann::json extra,
-                const std::string* line = nullptr);
+                const PerfLine* line = nullptr);
+    // Where status lines, the summary and notes go: stderr when stdout is for a
+    // tool (a perf template other than the default: stdout holds only its rows).
+    std::ostream& human() const;
     void finish();
     const perf::EventChoice& event();
 
@@ -78,6 +84,8 @@ private:
     std::optional<jit::Isa> isa_cap_;
     std::string run_repro_;
     bool csv_header_printed_ = false;
+    bool rows_only_stdout_ = false;  // stdout holds the perf rows alone
+    std::string csv_rows_;           // --csv's file, header first
 
     std::vector<KernelCase> cases_;
     size_t next_case_ = 0;

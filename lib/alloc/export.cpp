@@ -64,23 +64,45 @@ struct SampleSums {
     double objects = 0, space = 0, inuse_objects = 0, inuse_space = 0;
 };
 
-std::map<SampleKey, SampleSums> merged_samples(const profiler::Profile& profile) {
+// Calls add(record, in_use) for each allocation of `profile`: whether it is still live there.
+template <class Add>
+void for_each_allocation(const profiler::Profile& profile, Add add) {
     const auto freed = freed_indexes(profile);
+    for (size_t i = 0; i < profile.allocations.size(); ++i) add(profile.allocations[i], !freed.count(i));
+}
+
+// Allocated from `profile`, in use from `in_use` (a snapshot of the same run, or the profile itself).
+std::map<SampleKey, SampleSums> merged_samples(const profiler::Profile& profile, const profiler::Profile& in_use) {
     std::map<SampleKey, SampleSums> out;
-    for (size_t i = 0; i < profile.allocations.size(); ++i) {
-        const auto& r = profile.allocations[i];
+    for_each_allocation(profile, [&](const profiler::AllocationRecord& r, bool) {
         SampleSums& sums = out[{r.stack, r.type, r.thread}];
-        const double space = r.weight * double(r.requested);
         sums.objects += r.weight;
-        sums.space += space;
-        if (!freed.count(i)) sums.inuse_objects += r.weight, sums.inuse_space += space;
-    }
+        sums.space += r.weight * double(r.requested);
+    });
+    for_each_allocation(in_use, [&](const profiler::AllocationRecord& r, bool live) {
+        if (!live) return;
+        SampleSums& sums = out[{r.stack, r.type, r.thread}];
+        sums.inuse_objects += r.weight;
+        sums.inuse_space += r.weight * double(r.requested);
+    });
     return out;
+}
+
+// pprof's period: what one sample stands for.
+void set_period(perftools::profiles::Profile& out, StringTable& strings, const profiler::Options& options) {
+    const bool bytes = options.sampling == profiler::Sampling::bytes;
+    auto* period_type = out.mutable_period_type();
+    period_type->set_type(strings.index(bytes ? "space" : "objects"));
+    period_type->set_unit(strings.index(bytes ? "bytes" : "count"));
+    if (bytes) out.set_period(int64_t(options.mean_bytes));
+    else if (options.sampling == profiler::Sampling::probability) out.set_period(std::llround(1 / options.probability));
+    else out.set_period(1);
 }
 
 }  // namespace
 
-std::string to_pprof_gz(const profiler::Profile& profile, const Naming& naming, const RunInfo& run) {
+std::string to_pprof_gz(const profiler::Profile& profile, const Naming& naming, const RunInfo& run,
+                        const profiler::Profile* in_use) {
     perftools::profiles::Profile out;
     StringTable strings(out);
     for (const char* type : {"alloc_objects", "alloc_space", "inuse_objects", "inuse_space"}) {
@@ -89,11 +111,7 @@ std::string to_pprof_gz(const profiler::Profile& profile, const Naming& naming, 
         t->set_unit(strings.index(std::string(type).ends_with("objects") ? "count" : "bytes"));
     }
     out.set_default_sample_type(strings.index("alloc_space"));  // a string table index, not a position
-    auto* period_type = out.mutable_period_type();
-    period_type->set_type(strings.index("space"));
-    period_type->set_unit(strings.index("bytes"));
-    // One sample per mean_bytes when byte-sampling; else each sample is one allocation.
-    out.set_period(profile.options.sampling == profiler::Sampling::bytes ? int64_t(profile.options.mean_bytes) : 1);
+    set_period(out, strings, profile.options);
     out.set_time_nanos(run.start_unix_ns);
     out.set_duration_nanos(run.duration_ns);
     if (!run.comment.empty()) out.add_comment(strings.index(run.comment));
@@ -131,7 +149,7 @@ std::string to_pprof_gz(const profiler::Profile& profile, const Naming& naming, 
     };
 
     const int64_t type_key = strings.index("type"), thread_key = strings.index("thread");
-    for (const auto& [key, sums] : merged_samples(profile)) {
+    for (const auto& [key, sums] : merged_samples(profile, in_use ? *in_use : profile)) {
         auto* sample = out.add_sample();
         for (uintptr_t ret : key.stack) sample->add_location_id(location_of(ret));
         for (double v : {sums.objects, sums.space, sums.inuse_objects, sums.inuse_space})
@@ -163,22 +181,26 @@ std::string to_folded(const profiler::Profile& profile, const Naming& naming, Fo
     return out;
 }
 
-nlohmann::json to_json_summary(const profiler::Profile& profile, const Naming& naming) {
-    const auto freed = freed_indexes(profile);
+nlohmann::json to_json_summary(const profiler::Profile& profile, const Naming& naming,
+                               const profiler::Profile* in_use, const std::string& inuse_at) {
     struct Totals {
         double objects = 0, space = 0, inuse_objects = 0, inuse_space = 0;
     };
     Totals all;
     std::map<std::string, Totals> by_type, by_site;
-    for (size_t i = 0; i < profile.allocations.size(); ++i) {
-        const auto& r = profile.allocations[i];
-        const bool in_use = !freed.count(i);
+    auto add = [&](const profiler::AllocationRecord& r, bool allocated, bool live) {
         const std::string site = r.stack.empty() ? "[no stack]" : frame_at(naming, r.stack.front()).function;
+        const double space = r.weight * double(r.requested);
         for (Totals* t : {&all, &by_type[naming.type(r.type->name)], &by_site[site]}) {
-            t->objects += r.weight;
-            t->space += r.weight * double(r.requested);
-            if (in_use) t->inuse_objects += r.weight, t->inuse_space += r.weight * double(r.requested);
+            if (allocated) t->objects += r.weight, t->space += space;
+            if (live) t->inuse_objects += r.weight, t->inuse_space += space;
         }
+    };
+    if (in_use) {
+        for_each_allocation(profile, [&](const auto& r, bool) { add(r, true, false); });
+        for_each_allocation(*in_use, [&](const auto& r, bool live) { if (live) add(r, false, true); });
+    } else {
+        for_each_allocation(profile, [&](const auto& r, bool live) { add(r, true, live); });
     }
     auto json_of = [](const Totals& t) {
         return nlohmann::json{{"alloc_objects", t.objects},
@@ -186,7 +208,11 @@ nlohmann::json to_json_summary(const profiler::Profile& profile, const Naming& n
                               {"inuse_objects", t.inuse_objects},
                               {"inuse_space", t.inuse_space}};
     };
-    nlohmann::json out = {{"samples", profile.allocations.size()},
+    nlohmann::json out = {{"schema", "benchfp.alloc-profile/1"},
+                          {"units", {{"alloc_objects", "count"}, {"alloc_space", "bytes"},
+                                     {"inuse_objects", "count"}, {"inuse_space", "bytes"}}},
+                          {"inuse_at", inuse_at.empty() ? "after_run" : inuse_at},
+                          {"samples", profile.allocations.size()},
                           {"sampled_frees", profile.frees.size()},
                           {"dropped_frames", profile.dropped_frames},
                           {"totals", json_of(all)}};

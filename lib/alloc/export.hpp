@@ -36,11 +36,17 @@ struct RunInfo {
     std::string comment;  // e.g. the workload
 };
 
+// Where the in-use sample types come from: `in_use`, a profile fetched while the
+// objects were live (benchfp alloc profile --inuse-at), or, when null, the
+// profile itself (what it never saw freed).
+//
 // The gzip-compressed pprof protobuf, default sample type alloc_space. Samples
 // with the same stack, type and thread are one pprof sample whose weights are
 // added before rounding, so the totals match the JSON summary's. Return
-// addresses are named at address - 1, inside the call.
-std::string to_pprof_gz(const profiler::Profile& profile, const Naming& naming, const RunInfo& run = {});
+// addresses are named at address - 1, inside the call. The period: mean_bytes
+// bytes when byte-sampling, else 1/p allocations (1 with every allocation).
+std::string to_pprof_gz(const profiler::Profile& profile, const Naming& naming, const RunInfo& run = {},
+                        const profiler::Profile* in_use = nullptr);
 
 // FlameGraph's folded format: one line per distinct stack, root first,
 // ';'-separated, the allocated type as the last frame, then a space and the
@@ -48,6 +54,10 @@ std::string to_pprof_gz(const profiler::Profile& profile, const Naming& naming, 
 enum class FoldedUnit { bytes, objects };
 std::string to_folded(const profiler::Profile& profile, const Naming& naming, FoldedUnit unit = FoldedUnit::bytes);
 
-nlohmann::json to_json_summary(const profiler::Profile& profile, const Naming& naming);
+// Schema benchfp.alloc-profile/1 (results/schemas/alloc-profile.schema.json):
+// objects are weighted counts, space bytes; `inuse_at` names the snapshot
+// ("peak", "end"; empty: "after_run", the profile's own unfreed objects).
+nlohmann::json to_json_summary(const profiler::Profile& profile, const Naming& naming,
+                               const profiler::Profile* in_use = nullptr, const std::string& inuse_at = "");
 
 }  // namespace benchfp::alloc

@@ -73,6 +73,11 @@ BENCHFP_WORKLOAD_STEP void* grown(const AllocatorTable& a, AllocWorkloadState& s
     return q;
 }
 
+// The workload's live bytes are at their greatest here (one test of a null function per iteration).
+BENCHFP_WORKLOAD_STEP void peak_reached(AllocWorkloadState& st) {
+    if (st.at_peak) st.at_peak();
+}
+
 BENCHFP_LAYOUT_SHIFT_HERE(layout_shift_before_workloads)
 
 void small_churn(const AllocatorTable& a, AllocWorkloadState& st) {
@@ -87,6 +92,7 @@ void small_churn(const AllocatorTable& a, AllocWorkloadState& st) {
         if (slot) a.free(slot);
         slot = untyped(a, st, sizes[st.at & 0xffff]);
     }
+    peak_reached(st);  // every slot filled: the steady state is the peak
 }
 
 void structs(const AllocatorTable& a, AllocWorkloadState& st) {
@@ -96,6 +102,7 @@ void structs(const AllocatorTable& a, AllocWorkloadState& st) {
         slot = typed(a, st, sizeof(Particle), particle_type);
         std::memset(slot, 0, 8);
     }
+    peak_reached(st);
 }
 
 // Concatenation: every step allocates the longer string, as generated code would (no type).
@@ -109,6 +116,7 @@ void strings(const AllocatorTable& a, AllocWorkloadState& st) {
         a.free(s);
         s = t;
     }
+    peak_reached(st);  // the longest string
     a.free(s);
 }
 
@@ -116,6 +124,7 @@ void arrays(const AllocatorTable& a, AllocWorkloadState& st) {
     for (size_t n = 32; n <= 16384; n *= 2) {
         void* array = sized_array(a, st, n, float_type);
         std::memset(array, 1, std::min<size_t>(n, 64));
+        if (n == 16384) peak_reached(st);  // the largest array
         a.free(array);
     }
 }
@@ -124,6 +133,7 @@ void grow_array(const AllocatorTable& a, AllocWorkloadState& st) {
     size_t capacity = 32;
     void* data = managed(a, st, capacity, double_type);
     for (; capacity < 65536; capacity *= 2) data = grown(a, st, data, capacity, 2 * capacity, double_type);
+    peak_reached(st);  // grown to its full size
     a.free(data);
 }
 
@@ -137,7 +147,11 @@ void free_tree(const AllocatorTable& a, TreeNode* n) {
     if (n->left) free_tree(a, n->left), free_tree(a, n->right);
     a.free(n);
 }
-void binary_trees(const AllocatorTable& a, AllocWorkloadState& st) { free_tree(a, tree(a, st, 8)); }
+void binary_trees(const AllocatorTable& a, AllocWorkloadState& st) {
+    TreeNode* root = tree(a, st, 8);
+    peak_reached(st);  // the whole tree built
+    free_tree(a, root);
+}
 
 // The consumer: frees what the producer sends until told to stop.
 void consume(const AllocatorTable& a, AllocWorkloadState::Channel& ch) {
@@ -166,6 +180,7 @@ void producer_consumer(const AllocatorTable& a, AllocWorkloadState& st) {
         ch.slots[h % AllocWorkloadState::Channel::size] = m;
         ch.head.store(h + 1, std::memory_order_release);
     }
+    peak_reached(st);  // the messages the consumer has not freed yet
 }
 
 const AllocWorkload workloads[] = {
@@ -199,9 +214,15 @@ std::string names() {
     return out;
 }
 
-void run(const AllocWorkload& w, const AllocatorTable& allocator, int scale) {
+void run(const AllocWorkload& w, const AllocatorTable& allocator, int scale, Moment moment,
+         const std::function<void()>& observe) {
     AllocWorkloadState state(allocator);
-    for (int64_t i = 0; i < w.iterations_at_scale_1 * scale; ++i) w.iteration(allocator, state);
+    const int64_t iterations = w.iterations_at_scale_1 * scale;
+    for (int64_t i = 0; i < iterations; ++i) {
+        if (observe && moment == Moment::peak && i == iterations - 1) state.at_peak = observe;
+        w.iteration(allocator, state);
+    }
+    if (observe && moment == Moment::end) observe();
 }
 
 }  // namespace benchfp::alloc::workloads

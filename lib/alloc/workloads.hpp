@@ -24,6 +24,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,6 +56,10 @@ public:
     } channel;
     std::thread consumer;
 
+    // Called by the workload where its live bytes are greatest, when set (the
+    // profile's in-use snapshot, `benchfp alloc profile --inuse-at=peak`).
+    std::function<void()> at_peak;
+
 private:
     const AllocatorTable* owner_;
 };
@@ -73,7 +78,18 @@ std::span<const AllocWorkload> all();
 const AllocWorkload* find(std::string_view name);
 std::string names();  // "small_churn, structs, ..." for messages
 
-// Runs w's iterations for `scale` with a state of its own, freed at the end.
-void run(const AllocWorkload& w, const AllocatorTable& allocator, int scale);
+// The moment of a run at which the caller looks at the live objects:
+//   peak  in the last iteration, where the workload holds the most live bytes
+//         (the full tree, the largest array or string, the full set of slots);
+//   end   after the last iteration, before the state frees what is still live:
+//         the slots of small_churn and structs, the messages in the ring; nothing
+//         for the workloads that free all they allocate in each iteration
+//         (strings, arrays, grow_array, binary_trees).
+enum class Moment { peak, end };
+
+// Runs w's iterations for `scale` with a state of its own, freed at the end;
+// `observe`, when set, is called once, at `moment`.
+void run(const AllocWorkload& w, const AllocatorTable& allocator, int scale, Moment moment = Moment::end,
+         const std::function<void()>& observe = {});
 
 }  // namespace benchfp::alloc::workloads

@@ -71,22 +71,20 @@ EventChoice choose_event(const std::optional<std::string>& requested, const Open
     const std::string name = requested.value_or(default_event);
     const bool may_fall_back = !requested.has_value();
 
-    std::string reason;
     try {
         Event event = encode_event(name);
         const int err = probe(event.attr);
         if (err == 0) return {event, ""};
         if (!may_fall_back || !no_such_hardware(err)) throw open_error(name, err);
-        reason = std::strerror(err);
     } catch (const Error& e) {
         if (!may_fall_back || e.kind() != ErrorKind::bad_event) throw;
-        reason = e.what();
     }
 
+    // Both ways (no such event, or the kernel has no counter for it) mean the same to a reader:
+    // the errno text ("No such file or directory") would not say it.
     Event fallback = encode_event(fallback_event);
     if (const int err = probe(fallback.attr); err != 0) throw open_error(fallback_event, err);
-    return {fallback, std::string("event ") + name + " cannot be opened on this host (" + reason +
-                          "); sampling " + fallback_event + " instead"};
+    return {fallback, "no hardware PMU on this host (" + name + " unavailable), using " + fallback_event};
 }
 
 int probe_open(const perf_event_attr& attr) {

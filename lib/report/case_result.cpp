@@ -47,10 +47,31 @@ std::string Summary::line() const {
     return out.str();
 }
 
+bool claims_results_json(const nlohmann::json& doc) {
+    return doc.is_object() && (doc.contains("benchfp") ||
+                               (doc.contains("schema") && doc.contains("cases") && doc.contains("host")));
+}
+
+std::string results_schema_problem(const nlohmann::json& doc) {
+    const auto tag_of = [](const nlohmann::json& object) {
+        const auto it = object.find("schema");
+        return object.is_object() && it != object.end() && it->is_string() ? it->get<std::string>() : "";
+    };
+    if (doc.is_object() && tag_of(doc) == results_schema) return "";
+    if (doc.is_object() && doc.contains("benchfp") && tag_of(doc["benchfp"]) == old_results_schema) return "";
+    const std::string found = doc.is_object() ? tag_of(doc) : "";
+    return "schema mismatch: expected \"" + std::string(results_schema) + "\" (or {\"benchfp\": {\"schema\": \"" +
+           old_results_schema + "\"}}), found \"" + found + "\"";
+}
+
 void write_results_json(const std::string& path, const nlohmann::json& host, const std::vector<CaseResult>& results,
                         const Summary& summary) {
     nlohmann::json doc;
-    doc["benchfp"] = {{"schema", "benchfp.results/1"}};
+    doc["schema"] = results_schema;
+    // Every duration in the file is milliseconds (its name ends in ms); perf's flops and bytes are per call.
+    doc["units"] = {{"ms", "milliseconds"},         {"perf.min_ms", "milliseconds per call"},
+                    {"perf.avg_ms", "milliseconds per call"}, {"perf.flops", "floating-point operations per call"},
+                    {"perf.bytes", "bytes per call"},       {"perf.peak_gflops", "GFLOP/s"}};
     doc["host"] = host;
     doc["summary"] = {{"tests", summary.tests},     {"passed", summary.passed},
                       {"skipped", summary.skipped}, {"mistrusted", summary.mistrusted},

@@ -30,7 +30,17 @@ struct Summary {
     int exit_status() const { return failed ? 1 : 0; }
 };
 
-// Writes {"benchfp": ..., "host": host, "summary": ..., "cases": [records]}.
+// The schema tag of a results file (results/schemas/kernel-results.schema.json).
+// Files before it carried {"benchfp": {"schema": "benchfp.results/1"}}: readers take both.
+inline constexpr const char* results_schema = "benchfp.kernel-results/1";
+inline constexpr const char* old_results_schema = "benchfp.results/1";
+
+// Whether a parsed document says it is a benchfp results file (either tag), and
+// what is wrong with its tag if so: "" when it is one of the two.
+bool claims_results_json(const nlohmann::json& doc);
+std::string results_schema_problem(const nlohmann::json& doc);
+
+// Writes {"schema": results_schema, "units": ..., "host": host, "summary": ..., "cases": [records]}.
 // Throws std::runtime_error naming the file when it cannot be written.
 void write_results_json(const std::string& path, const nlohmann::json& host, const std::vector<CaseResult>& results,
                         const Summary& summary);

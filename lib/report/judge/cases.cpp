@@ -1,5 +1,6 @@
 #include "report/judge/cases.hpp"
 
+#include "report/case_result.hpp"
 #include "report/json_input.hpp"
 #include "report/judge/stats.hpp"
 
@@ -53,8 +54,7 @@ void add_cases(CaseSummary& summary, const std::string& path) {
     const nlohmann::json doc = read_json_file(path, "benchfp results");
     const In root(doc, path, "");
     root.expect_object();
-    const std::string schema = root.at("benchfp").string("schema");
-    if (schema != "benchfp.results/1") root.at("benchfp").fail("schema '" + schema + "', expected benchfp.results/1");
+    if (const std::string problem = results_schema_problem(doc); !problem.empty()) root.fail(problem);
     for (const In& record : root.at("cases").expect_array().elements()) add_record(summary, record.expect_object(), path);
     summary.sources.push_back(path);
 }

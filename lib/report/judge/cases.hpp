@@ -31,7 +31,7 @@ struct CaseSummary {
     int failures() const { return static_cast<int>(failed.size()); }
 };
 
-// Adds the records of one benchfp results file (schema benchfp.results/1).
+// Adds the records of one benchfp results file (schema benchfp.kernel-results/1, or the older benchfp.results/1).
 // Throws InputError naming the file and field on bad input.
 void add_cases(CaseSummary& summary, const std::string& path);
 

@@ -1,5 +1,6 @@
 #include "report/judge/read.hpp"
 
+#include "report/case_result.hpp"
 #include "report/file.hpp"
 #include "report/judge/stats.hpp"
 
@@ -14,7 +15,6 @@ namespace {
 
 constexpr const char* baseline_schema = "benchfp.baseline/1";
 constexpr const char* tolerances_schema = "benchfp.tolerances/1";
-constexpr const char* results_schema = "benchfp.results/1";
 
 void expect_schema(const In& doc, const std::string& schema) {
     const std::string found = doc.expect_object().string_or("schema", "");
@@ -116,7 +116,7 @@ RunResults google_benchmark_results(const In& doc) {
 // per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>", with
 // its minimum time per call; a case's frame policies are its group's variants.
 RunResults benchfp_results(const In& doc) {
-    expect_schema(doc.at("benchfp"), results_schema);
+    if (const std::string problem = results_schema_problem(doc.json()); !problem.empty()) doc.fail(problem);
     RunResults r;
     r.source = doc.file();
     r.time_from = "the minimum time per call of each perf case";
@@ -144,7 +144,7 @@ std::map<std::string, double> numbers_of(const In& object, Range range) {
 
 RunResults parse_run(const nlohmann::json& doc, const std::string& path) {
     const In in(doc, path, "");
-    if (doc.is_object() && doc.contains("benchfp")) return benchfp_results(in);
+    if (claims_results_json(doc)) return benchfp_results(in);
     return google_benchmark_results(in);
 }
 

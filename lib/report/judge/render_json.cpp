@@ -1,15 +1,28 @@
-// The JSON report (schema benchfp.judgement/2): the build, then per machine its
-// fingerprint, its baseline's and every row with its verdict.
+// The JSON report (schema benchfp.judgement/3, results/schemas/judgement.schema.json):
+// the build, then per machine its fingerprint, its baseline's and every row with
+// its verdict. A row's current and baseline are in its kind's unit (`units`).
 #include "report/judge/render.hpp"
 
 #include "report/judge/stats.hpp"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace benchfp::report {
 
 namespace {
+
+// The unit of a row's current and baseline, by its kind; its ratio is current / baseline.
+const std::map<std::string, std::string> units_by_kind = {{"time", "ns per iteration"},
+                                                          {"memory", "bytes per iteration"},
+                                                          {"ratio", "ratio (time over time, in one run)"},
+                                                          {"instructions", "instructions per operation"}};
+
+std::string unit_of(const std::string& kind) {
+    const auto it = units_by_kind.find(kind);
+    return it == units_by_kind.end() ? "" : it->second;
+}
 
 nlohmann::json number_or_null(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
 
@@ -19,6 +32,7 @@ nlohmann::json machine_json(const MachineJudgement& m) {
     for (const Row& r : j.rows)
         rows.push_back({{"id", r.id},
                         {"kind", r.kind},
+                        {"unit", unit_of(r.kind)},
                         {"current", number_or_null(r.current)},
                         {"baseline", number_or_null(r.baseline)},
                         {"ratio", number_or_null(r.ratio)},
@@ -60,7 +74,8 @@ nlohmann::json render_json(const Report& report) {
         cases["unwind"].push_back({{"kernel", std::get<0>(key)}, {"isa", std::get<1>(key)},
                                    {"frame", std::get<2>(key)}, {"expected", r.expected}, {"full", r.full},
                                    {"judged", r.judged}, {"passed", r.passed}});
-    return {{"schema", "benchfp.judgement/2"},
+    return {{"schema", "benchfp.judgement/3"},
+            {"units", units_by_kind},
             {"commit", c.commit},
             {"baseline_label", c.baseline_label},
             {"date", c.date},

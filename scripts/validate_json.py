@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""Validates benchfp's JSON outputs against results/schemas/*.schema.json.
+
+Usage: validate_json.py SCHEMA FILE...   (SCHEMA: kernel-results, judgement, alloc-profile, kernel-list, baseline)
+Exit 0 when every file matches, 1 when one does not (each error printed with its path in the
+document), 2 on bad input (unknown schema, unreadable file, not JSON).
+Debian's python3-jsonschema (4.10); the schemas refer to each other by their $id.
+"""
+import json
+import pathlib
+import sys
+
+import jsonschema
+
+SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "results" / "schemas"
+
+
+def load(path):
+    try:
+        return json.loads(pathlib.Path(path).read_text())
+    except (OSError, ValueError) as e:
+        print(f"validate_json: {path}: {e}", file=sys.stderr)
+        sys.exit(2)
+
+
+def validator_for(name):
+    store = {}
+    for path in SCHEMAS.glob("*.schema.json"):
+        schema = load(path)
+        store[schema["$id"]] = schema
+    path = SCHEMAS / f"{name}.schema.json"
+    if not path.is_file():
+        known = ", ".join(sorted(p.name.removesuffix(".schema.json") for p in SCHEMAS.glob("*.schema.json")))
+        print(f"validate_json: unknown schema '{name}' (known: {known})", file=sys.stderr)
+        sys.exit(2)
+    schema = load(path)
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, resolver=jsonschema.RefResolver.from_schema(schema, store=store))
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    validator = validator_for(argv[1])
+    status = 0
+    for path in argv[2:]:
+        errors = sorted(validator.iter_errors(load(path)), key=lambda e: list(e.absolute_path))
+        for e in errors[:20]:
+            where = "/".join(str(p) for p in e.absolute_path) or "(document)"
+            print(f"{path}: {where}: {e.message[:300]}")
+        if errors:
+            print(f"{path}: does not match {argv[1]}.schema.json ({len(errors)} errors)")
+            status = 1
+        else:
+            print(f"{path}: matches {argv[1]}.schema.json")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,154 @@
+// Output for tools. Machine-readable output stands alone: a perf template's
+// rows on stdout (or --csv's file), status lines, the summary and notes on
+// stderr. Every JSON output matches its JSON Schema (results/schemas, checked by
+// scripts/validate_json.py with Debian's python3-jsonschema), and an output
+// that changes shape does not.
+#include "cli_run.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+    const auto dir = std::filesystem::temp_directory_path() / ("benchfp_tools_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir);
+    return (dir / name).string();
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+}
+
+struct SplitRun {
+    int status = -1;
+    std::string out, err;
+};
+
+// benchfp with stdout and stderr apart.
+SplitRun run_split(const std::string& args) {
+    const std::string err = temp_path("stderr.txt");
+    const CommandRun run = run_shell(std::string("{ ") + BENCHFP_BIN + " " + args + " 2>" + err + "; }");
+    return {run.status, run.output, read_text(err)};
+}
+
+const char* csv_header =
+    "kernel,alg,isa,frame,threads,problem,min_ms,avg_ms,gflops_min,gflops_avg,gbps_min,gbps_avg,frame_ratio,"
+    "vs_onednn,vs_copy,vs_peak,rounds";
+const char* reduce_perf = "kernel --mode=perf --kernel=reduce --alg=sum --frame=clobber,frame --max-ms-per-prb=20 ";
+
+void expect_csv_rows(const std::vector<std::string>& lines, size_t rows) {
+    ASSERT_EQ(lines.size(), rows + 1);
+    EXPECT_EQ(lines[0], csv_header);
+    for (size_t i = 1; i < lines.size(); ++i) {
+        EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 16) << lines[i];
+        EXPECT_EQ(lines[i].rfind("reduce,sum,", 0), 0u) << lines[i];
+    }
+}
+
+TEST(CliToolOutput, CsvTemplateStdoutHoldsTheRowsAlone) {
+    const SplitRun run = run_split(std::string(reduce_perf) + "--perf-template=csv 4x4096");
+    ASSERT_EQ(run.status, 0) << run.out << run.err;
+    expect_csv_rows(lines_of(run.out), 2);
+    EXPECT_NE(run.err.find("tests:2 passed:2"), std::string::npos) << run.err;
+    EXPECT_EQ(run.out.find("tests:"), std::string::npos) << run.out;
+}
+
+TEST(CliToolOutput, CsvFileBesideTheHumanLines) {
+    const std::string csv = temp_path("rows.csv");
+    const SplitRun run = run_split(std::string(reduce_perf) + "--csv=" + csv + " 4x4096");
+    ASSERT_EQ(run.status, 0) << run.out << run.err;
+    expect_csv_rows(lines_of(read_text(csv)), 2);
+    EXPECT_NE(run.out.find("perf,reduce,sum,"), std::string::npos) << run.out;  // stdout as without --csv
+    EXPECT_NE(run.out.find("tests:2 passed:2"), std::string::npos) << run.out;
+}
+
+TEST(CliToolOutput, AnUnwritableCsvFileIsBadInputBeforeAnythingRuns) {
+    expect_usage_error(std::string(reduce_perf) + "--csv=/nonexistent-dir/rows.csv 4x4096", "--csv");
+}
+
+TEST(CliToolOutput, NotesGoToStderrAndSayWhatIsMissing) {
+    const SplitRun run = run_split("kernel --mode=unwind --kernel=eltwise --frame=frame --duration-ms=100 65536");
+    const CommandRun both{run.status, run.out + run.err};
+    SKIP_OR_FAIL_WITHOUT_PERF(both);
+    ASSERT_EQ(run.status, 0) << run.out << run.err;
+    EXPECT_EQ(run.out.find("note:"), std::string::npos) << run.out;
+    // Only a host without a PMU falls back; there the note says so, without an errno's text.
+    if (run.err.find("note:") != std::string::npos) {
+        EXPECT_NE(run.err.find("no hardware PMU on this host (cycles unavailable), using perf::task-clock"),
+                  std::string::npos)
+            << run.err;
+        EXPECT_EQ(run.err.find("No such file"), std::string::npos) << run.err;
+    }
+}
+
+// scripts/validate_json.py's exit status and output.
+CommandRun validate(const std::string& schema, const std::string& path) {
+    return run_shell("scripts/validate_json.py " + schema + " " + path);
+}
+
+// The file matches its schema, and a copy changed by `change` does not.
+void expect_schema_holds(const std::string& schema, const std::string& path,
+                         void (*change)(nlohmann::json& doc)) {
+    const CommandRun good = validate(schema, path);
+    EXPECT_EQ(good.status, 0) << good.output;
+    nlohmann::json doc = nlohmann::json::parse(read_text(path));
+    change(doc);
+    const std::string changed = temp_path(std::filesystem::path(path).filename().string() + ".changed.json");
+    std::ofstream(changed) << doc.dump(2);
+    const CommandRun bad = validate(schema, changed);
+    EXPECT_EQ(bad.status, 1) << "a changed " << schema << " still matches:\n" << bad.output;
+    EXPECT_NE(bad.output.find("does not match " + schema), std::string::npos) << bad.output;
+}
+
+TEST(CliJsonSchemas, EveryOutputMatchesItsSchemaAndAChangedOneDoesNot) {
+    const std::string corr = temp_path("corr.json"), perf = temp_path("perf.json"), list = temp_path("list.json"),
+                      alloc = temp_path("alloc.json"), report = temp_path("report");
+    for (const std::string& args :
+         {"kernel --kernel=eltwise --json=" + corr + " 4096", std::string(reduce_perf) + "--json=" + perf + " 4x4096",
+          "kernel --list --json=" + list,
+          "alloc profile --workload=structs --out=" + alloc + ".pb.gz --json=" + alloc}) {
+        const CommandRun run = run_benchfp(args);
+        ASSERT_EQ(run.status, 0) << args << '\n' << run.output;
+    }
+    // Judged against the stored baselines: new and missing rows fail the gate (1), the report is written.
+    const CommandRun judge = run_benchfp("judge --current=" + perf + " --cases=" + corr + " --report=" + report);
+    ASSERT_LE(judge.status, 1) << judge.output;
+
+    expect_schema_holds("kernel-results", corr, [](nlohmann::json& d) { d["cases"][0]["ms"] = "12"; });
+    expect_schema_holds("kernel-results", perf, [](nlohmann::json& d) { d["units"]["perf.min_ms"] = "ns"; });
+    expect_schema_holds("kernel-list", list, [](nlohmann::json& d) { d.erase("schema"); });
+    expect_schema_holds("alloc-profile", alloc, [](nlohmann::json& d) { d["totals"].erase("inuse_space"); });
+    expect_schema_holds("judgement", report + "/report.json",
+                        [](nlohmann::json& d) { d["machines"][0]["rows"][0]["unit"] = "furlongs"; });
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(BENCHFP_SOURCE_DIR) + "/results/baselines"))
+        for (const auto& file : std::filesystem::directory_iterator(entry.path()))
+            expect_schema_holds("baseline", file.path().string(), [](nlohmann::json& d) {
+                d["benchmarks"].begin().value()["min_ns"] = -1;
+            });
+}
+
+TEST(CliJsonSchemas, TheValidatorRefusesAnUnknownSchemaAndAFileThatIsNotJson) {
+    EXPECT_EQ(validate("nope", "results/tolerances.json").status, 2);
+    EXPECT_EQ(validate("baseline", "README.md").status, 2);
+}
+
+}  // namespace
