@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <regex>
 
@@ -77,7 +78,12 @@ SourceLine Symbols::source_line(uint64_t addr) const {
     Dwfl_Line* line = module ? dwfl_module_getsrc(module, addr) : nullptr;
     int number = 0;
     if (const char* file = line ? dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr) : nullptr) {
-        out.file = file;
+        // A relative name (a build through ccache with base_dir, or -fdebug-prefix-map)
+        // is relative to the compilation directory: made whole, so pprof -list finds it.
+        std::filesystem::path path(file);
+        const char* comp_dir = path.is_relative() ? dwfl_line_comp_dir(line) : nullptr;
+        if (comp_dir) path = (std::filesystem::path(comp_dir) / path).lexically_normal();
+        out.file = path.string();
         out.line = number;
     }
     return out;
