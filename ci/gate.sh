@@ -167,9 +167,9 @@ if ((update)); then
 fi
 step "judging against this machine's baselines"
 "$build/benchfp" judge "${currents[@]}" "${cases[@]}" "${untested_note[@]}" --baselines="$baselines" --suite=gate --report="$report" --commit="$commit" \
-  > "$report/judge.txt"
+  --triggered-by="ci/gate.sh $*" > "$report/judge.txt"
 judged=$?
-sed -n '1,/^## /p' "$report/judge.txt" | head -20
+sed -n '/^## Job Properties/,/^## Results/p' "$report/judge.txt" | grep -v '^## Results' | head -20
 ((judged > status)) && status=$judged
 step "done: tested ISAs ${tested[*]:-none}; not tested here: ${untested[*]:-none}; exit $status"
 echo "report: $report/report.md, $report/report.json, $report/report.html"

@@ -12,9 +12,10 @@ packages=(
   libprotobuf-dev protobuf-compiler zlib1g-dev  # pprof export of allocation profiles
   libcapstone-dev  # decodes emitted kernels: the frame verifier, the single-step checks, audit's culprits
   linux-perf  # scripts/perf_crosscheck.sh: the real perf as an independent oracle
-  python3  # scripts/perf_crosscheck.sh reads perf script output with it
+  python3  # scripts/perf_crosscheck.sh reads perf script output with it; the report page test checks its screenshot
   python3-jsonschema  # scripts/validate_json.py: every JSON output against results/schemas (a ctest)
   golang-go  # `go tool pprof`: the ctest that reads every exported allocation profile as its readers do
+  chromium fonts-dejavu-core  # headless: the HTML report page test (tests/browser) and the README screenshot
   luajit  # a JIT that is neither benchfp's nor oneDNN's, for the audit tests
   clang libclang-rt-14-dev  # scripts/fuzz.sh: the libFuzzer targets, with ASan and UBSan
   valgrind  # instruction counts of the allocator hook (scripts/alloc_hook_instructions.sh)

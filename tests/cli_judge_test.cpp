@@ -165,8 +165,8 @@ TEST(CliJudge, EachMachineAgainstItsOwnBaseline) {
     const CommandRun run = run_benchfp("judge --baselines=" + baselines + " --tolerances=" + tolerances + both +
                                        " --current=" + (a.dir / "plain.json").string() + " --report=" + report);
     EXPECT_EQ(run.status, 1) << run.output;
-    EXPECT_NE(run.output.find("## Machine: Test CPU, avx2, 2 cores"), std::string::npos) << run.output;
-    EXPECT_NE(run.output.find("## Machine: Other CPU, avx512, 8 cores"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("### Machine: Test CPU, avx2, 2 cores"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("### Machine: Other CPU, avx512, 8 cores"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("no baseline for this machine (unknown, unknown, 2 cores, host elsewhere"), std::string::npos)
         << run.output;
     const auto json = nlohmann::json::parse(std::ifstream(a.dir / "report/report.json"));

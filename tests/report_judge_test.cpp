@@ -95,7 +95,11 @@ TEST(Judge, InRunRatiosGateEverywhereWithLimits) {
     RunResults base = run({{"g/off", 100}, {"g/compiled_out", 100}}, {{"g: hook off / compiled out", 1.03}});
     const Judgement j = judge(cur, base, t);
     const Row& r = row(j, "g: hook off / compiled out", "ratio");
-    EXPECT_EQ(r.verdict, RowVerdict::regression);  // same as stored, but over the absolute limit
+    EXPECT_EQ(r.verdict, RowVerdict::over_limit);  // same as stored, but over the absolute limit: not a regression
+    EXPECT_TRUE(r.over_limit);
+    EXPECT_TRUE(j.failed());
+    EXPECT_EQ(j.regressions, 0);
+    EXPECT_EQ(j.over_limit, 1);
     EXPECT_NE(r.note.find("limit"), std::string::npos);
     // A rule's own tolerance replaces the default against the stored value.
     t.ratio_rules = {{"hook off / compiled out", "off", "compiled_out", 0, {}, 0.2}};
@@ -110,12 +114,12 @@ TEST(Judge, ReportsShowOnlySignificantRowsAndTheMeaning) {
     const RunResults base = run({{"g/a", 100}, {"g/b", 100}});
     const RunResults cur = run({{"g/a", 150}, {"g/b", 100}});
     const Judgement j = judge(cur, base, Tolerances{});
-    const Report report{{"abc123", "main", "today", {{"version", "test"}}}, {{cur, base, "base.json", j}}};
+    const Report report{{"abc123", "main", "today", {{"version", "test"}}, ""}, {{cur, base, "base.json", j}}, {}};
     const std::string md = render_markdown(report);
     EXPECT_NE(md.find("| `g/a` | 1.500 (5%) :x:"), std::string::npos) << md;
     EXPECT_EQ(md.find("`g/b`"), std::string::npos) << md;
     EXPECT_NE(md.find("A ratio greater than `1.0` denotes a possible regression"), std::string::npos);
-    EXPECT_NE(md.find("*Commit:* abc123"), std::string::npos);
+    EXPECT_NE(md.find("*Commit(s):* abc123"), std::string::npos);
     const std::string html = render_html(report);
     EXPECT_NE(html.find("<svg"), std::string::npos);
     EXPECT_EQ(render_json(report)["failed"], true);
@@ -288,7 +292,7 @@ TEST(Judge, WithoutABaselineOnlyTheLimitsJudge) {
     const Judgement j = judge_limits_only(cur, t);
     EXPECT_FALSE(j.has_baseline);
     EXPECT_EQ(row(j, "g/off", "time").verdict, RowVerdict::not_judged);
-    EXPECT_EQ(row(j, "g: off / co", "ratio").verdict, RowVerdict::regression);  // 1.1 over 1.02
+    EXPECT_EQ(row(j, "g: off / co", "ratio").verdict, RowVerdict::over_limit);  // 1.1 over 1.02: no baseline to regress from
     EXPECT_EQ(row(j, "h: off / co", "ratio").verdict, RowVerdict::invariant);   // within its limit
     EXPECT_EQ(row(j, "g: pool / glibc", "ratio").verdict, RowVerdict::missing);  // no glibc in group g
     EXPECT_EQ(row(j, "hook", "instructions").verdict, RowVerdict::missing);
@@ -315,13 +319,14 @@ TEST(Judge, AReportHasASectionPerMachine) {
     const RunResults base_a = run({{"g/x", 100}}, {}, {"CPU A", "avx2", 2});
     const RunResults cur_a = run({{"g/x", 100}}, {}, {"CPU A", "avx2", 2});
     const RunResults cur_b = run({{"g/x", 300}}, {}, {"CPU B", "avx512", 8});
-    const Report report{{"abc", "", "today", {{"version", "1.2.3"}}},
+    const Report report{{"abc", "", "today", {{"version", "1.2.3"}}, ""},
                         {{cur_a, base_a, "a.json", judge(cur_a, base_a, Tolerances{})},
-                         {cur_b, std::nullopt, "b/alloc.json", judge_limits_only(cur_b, Tolerances{})}}};
+                         {cur_b, std::nullopt, "b/alloc.json", judge_limits_only(cur_b, Tolerances{})}},
+                        {}};
     EXPECT_FALSE(report.failed());
     const std::string md = render_markdown(report);
-    EXPECT_NE(md.find("## Machine: CPU A, avx2, 2 cores"), std::string::npos) << md;
-    EXPECT_NE(md.find("## Machine: CPU B, avx512, 8 cores"), std::string::npos) << md;
+    EXPECT_NE(md.find("### Machine: CPU A, avx2, 2 cores"), std::string::npos) << md;
+    EXPECT_NE(md.find("### Machine: CPU B, avx512, 8 cores"), std::string::npos) << md;
     EXPECT_NE(md.find("no baseline for this machine (CPU B, avx512, 8 cores"), std::string::npos) << md;
     EXPECT_NE(md.find("*Judged by:* version 1.2.3"), std::string::npos) << md;  // the build
     const nlohmann::json json = render_json(report);

@@ -38,6 +38,8 @@ void JudgeOptions::add_to(CLI::App& app) {
     app.add_option("--report", report_dir, "directory of report.md, report.json, report.html (default results/report)");
     app.add_option("--commit", commit, "the commit judged, for the report");
     app.add_option("--baseline-label", baseline_label, "what the baseline is, for the report (e.g. main@abc123)");
+    app.add_option("--triggered-by", triggered_by,
+                   "who or what ran the judge, for the report's Job Properties (e.g. \"ci/gate.sh --quick\")");
     app.add_flag("--update-baseline", update_baseline,
                  "record each machine's baseline from --current (into --baselines, or --baseline) instead of judging");
 }
@@ -169,7 +171,7 @@ int judge(const JudgeOptions& o) {
         if (m.date.empty()) m.date = today();
     }
     if (o.update_baseline) return record_baselines(o, machines);
-    report::Report r{{o.commit, o.baseline_label, today(), build_info()}, {}, {}};
+    report::Report r{{o.commit, o.baseline_label, today(), build_info(), o.triggered_by}, {}, {}};
     for (const std::string& path : o.cases) report::add_cases(r.cases, path);
     r.cases.untested_isas = o.untested_isas;
     for (report::RunResults& m : machines) {

@@ -25,7 +25,7 @@ struct JudgeOptions {
     std::vector<std::string> cases;          // benchfp kernel --json files summarized in the report
     std::vector<std::string> untested_isas;  // named in the report as not tested here
     std::string report_dir = "results/report";
-    std::string commit, baseline_label;
+    std::string commit, baseline_label, triggered_by;
     bool update_baseline = false;
 
     void add_to(CLI::App& app);

@@ -31,6 +31,17 @@ perf::ExpectedCallers calling_thread_callers(const std::string& jit_caller) {
 
 perf::ExpectedCallers worker_callers() { return {{worker_entry_function}, "benchfp_call_jit"}; }
 
+std::string folded_stack(const std::vector<std::string>& innermost_first) {
+    std::string stack;
+    for (auto frame = innermost_first.rbegin(); frame != innermost_first.rend(); ++frame) {
+        std::string name = *frame;
+        for (char& ch : name)
+            if (ch == ';') ch = ':';  // ';' separates frames in the folded format
+        stack += (stack.empty() ? "" : ";") + name;
+    }
+    return stack.empty() ? "[no frames]" : stack;
+}
+
 UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf::RingStats& stats,
                            const jit::CodeRegionInfo& code, const perf::Symbols& symbols,
                            const perf::ExpectedCallers& expected, std::optional<perf::Verdict> expect,
@@ -38,10 +49,14 @@ UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf:
     const perf::JitCode jit = jit_code_of(code);
     perf::Tally tally;
     std::map<std::string, std::vector<std::string>> example_chains;  // first chain seen per verdict
+    std::map<std::string, uint64_t> folded;                           // every JIT sample's chain, root first
     for (const perf::Sample& sample : samples) {
         const auto v = perf::verdict(sample, jit, expected, symbols);
         tally.add(v);
-        if (v && !example_chains.count(perf::to_string(*v))) example_chains[perf::to_string(*v)] = symbols.frame_names(sample);
+        if (!v) continue;
+        const std::vector<std::string> names = symbols.frame_names(sample);
+        if (!example_chains.count(perf::to_string(*v))) example_chains[perf::to_string(*v)] = names;
+        ++folded[folded_stack(names)];
     }
 
     const perf::Verdict wanted = expect.value_or(perf::Verdict::full);
@@ -80,6 +95,7 @@ UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf:
           {"unthrottled", stats.unthrottled},
           {"other_records", stats.other}}},
         {"example_chains", example_chains},
+        {"folded", folded},
         {"jit", {{"name", code.name}, {"size", code.size}, {"prologue_end", code.prologue_end},
                  {"epilogue_begin", code.epilogue_begin}}},
     };

@@ -26,6 +26,9 @@ struct UnwindOutcome {
 // `min_samples` of them; fewer is FAILED as inconclusive, never PASSED.
 // The chain must show bar, foo, main and, when the JIT code is called from a
 // driver (not from bar itself), `jit_caller` right above the JIT frame.
+// The record's "folded" object holds the chain of every JIT sample (prologue
+// ones too) in FlameGraph's folded form, root first: "main;foo;bar;jit" -> samples,
+// what the report's flame graph per policy is drawn from.
 UnwindOutcome judge_unwind(const std::vector<perf::Sample>& samples, const perf::RingStats& stats,
                            const jit::CodeRegionInfo& code, const perf::Symbols& symbols,
                            const perf::ExpectedCallers& expected, std::optional<perf::Verdict> expect,
@@ -41,6 +44,10 @@ perf::ExpectedCallers worker_callers();
 // broken, preserve skipped-caller, frame full. An unwind case without --expect
 // expects its policy's.
 perf::Verdict policy_verdict(jit::FramePolicy policy);
+
+// Frame names (innermost first) as one folded stack: root first, ';'-separated
+// (a ';' inside a name becomes ':').
+std::string folded_stack(const std::vector<std::string>& innermost_first);
 
 perf::JitCode jit_code_of(const jit::CodeRegionInfo& code);
 

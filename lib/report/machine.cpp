@@ -1,5 +1,6 @@
 #include "report/machine.hpp"
 
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -66,15 +67,31 @@ std::string Fingerprint::slug() const {
 
 bool same_machine(const Fingerprint& a, const Fingerprint& b) { return a.known() && b.known() && a == b; }
 
-std::string cpu_model() {
+namespace {
+
+// The first "<key> : value" line of /proc/cpuinfo, or "" where there is none.
+std::string cpuinfo_field(const std::string& key) {
     std::ifstream cpuinfo("/proc/cpuinfo");
     for (std::string line; std::getline(cpuinfo, line);)
-        if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
-            const std::string model = line.substr(line.find(':') + 1);
-            const size_t start = model.find_first_not_of(" \t");
-            return start == std::string::npos ? unknown : model.substr(start);
+        if (line.rfind(key, 0) == 0 && line.find(':') != std::string::npos) {
+            const std::string value = line.substr(line.find(':') + 1);
+            const size_t start = value.find_first_not_of(" \t");
+            return start == std::string::npos ? "" : value.substr(start);
         }
-    return unknown;
+    return "";
+}
+
+std::string kernel_release() {
+    utsname uts{};
+    if (uname(&uts) != 0) return "";
+    return std::string(uts.sysname) + " " + uts.release;
+}
+
+}  // namespace
+
+std::string cpu_model() {
+    const std::string model = cpuinfo_field("model name");
+    return model.empty() ? unknown : model;
 }
 
 Fingerprint this_machine(const std::string& isa) {
@@ -84,6 +101,8 @@ Fingerprint this_machine(const std::string& isa) {
     f.cores = static_cast<int>(std::max(0L, sysconf(_SC_NPROCESSORS_ONLN)));
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) f.host = host;
+    f.kernel = kernel_release();
+    f.flags = cpuinfo_field("flags");
     return f;
 }
 
@@ -93,6 +112,8 @@ nlohmann::json to_json(const Fingerprint& f) {
     if (f.mhz > 0) j["mhz"] = f.mhz;
     if (!f.caches.empty()) j["caches"] = f.caches;
     if (!f.library_build_type.empty()) j["library_build_type"] = f.library_build_type;
+    if (!f.kernel.empty()) j["kernel"] = f.kernel;
+    if (!f.flags.empty()) j["flags"] = f.flags;
     return j;
 }
 
@@ -105,11 +126,27 @@ Fingerprint fingerprint_from_json(const In& in) {
     f.mhz = in.number_or("mhz", 0, {0, 1e6});
     f.caches = in.string_or("caches", "");
     f.library_build_type = in.string_or("library_build_type", "");
+    f.kernel = in.string_or("kernel", "");
+    f.flags = in.string_or("flags", "");
     return f;
 }
 
+namespace {
+
+// The compiler of this library, as the harness's build_info() names it.
+const char* compiler() {
+#if defined(__clang__)
+    return __VERSION__;  // "Debian Clang 14.0.6"
+#else
+    return "GNU " __VERSION__;
+#endif
+}
+
+}  // namespace
+
 std::map<std::string, std::string> google_benchmark_context(const Fingerprint& f) {
-    return {{"benchfp_cpu", f.cpu}, {"benchfp_isa", f.isa}, {"benchfp_cores", std::to_string(f.cores)}};
+    return {{"benchfp_cpu", f.cpu},         {"benchfp_isa", f.isa},     {"benchfp_cores", std::to_string(f.cores)},
+            {"benchfp_kernel", f.kernel},   {"benchfp_flags", f.flags}, {"benchfp_compiler", compiler()}};
 }
 
 Fingerprint fingerprint_from_google_benchmark(const In& context) {
@@ -123,6 +160,8 @@ Fingerprint fingerprint_from_google_benchmark(const In& context) {
     f.mhz = context.number_or("mhz_per_cpu", 0, {0, 1e6});
     if (const auto caches = context.find("caches")) f.caches = caches_of(*caches);
     f.library_build_type = context.string_or("library_build_type", "");
+    f.kernel = context.string_or("benchfp_kernel", "");
+    f.flags = context.string_or("benchfp_flags", "");
     return f;
 }
 

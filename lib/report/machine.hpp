@@ -33,6 +33,8 @@ struct Fingerprint {
     double mhz = 0;                  // 0: unknown
     std::string caches;              // "L1d 32 KiB x2, L2 ..."
     std::string library_build_type;  // Google Benchmark's own ("debug" makes times suspect)
+    std::string kernel;              // "Linux 6.1.0-28-amd64" (uname)
+    std::string flags;               // the CPU's flags, as /proc/cpuinfo lists them
 
     bool known() const { return cpu != unknown && isa != unknown && cores > 0; }
     // The identity; compare with same_machine, which refuses unknowns.
@@ -54,18 +56,21 @@ Fingerprint this_machine(const std::string& isa);
 // to_json(this_machine(isa)), this belongs in machine.cpp.
 std::string cpu_model();
 
-// {"cpu", "isa", "cores", and host, mhz, caches where known}: the "fingerprint"
+// {"cpu", "isa", "cores", and host, mhz, caches, kernel, flags where known}: the "fingerprint"
 // of a baseline, the "host" of benchfp kernel --json.
 nlohmann::json to_json(const Fingerprint& f);
 // Reads what to_json writes; cpu, isa, cores required.
 Fingerprint fingerprint_from_json(const In& in);
 
 // The custom context a Google Benchmark suite adds (benchmark::AddCustomContext)
-// so that the judge knows its machine: benchfp_cpu, benchfp_isa, benchfp_cores.
+// so that the judge knows its machine: benchfp_cpu, benchfp_isa, benchfp_cores,
+// and for the report's Version Info benchfp_kernel, benchfp_flags and
+// benchfp_compiler (the compiler of this library: the suite's build).
 std::map<std::string, std::string> google_benchmark_context(const Fingerprint& f);
 // A Google Benchmark file's context: benchfp's keys where the suite added them,
 // and Google Benchmark's own (host_name, num_cpus, mhz_per_cpu, caches,
 // library_build_type). Without benchfp's keys the CPU model and ISA are unknown.
+// (benchfp_compiler is the build's, not the machine's: read_run takes it.)
 Fingerprint fingerprint_from_google_benchmark(const In& context);
 
 }  // namespace benchfp::report

@@ -13,6 +13,12 @@ namespace {
 
 constexpr Range count_range{0, 1e15};
 
+void add_folded(std::map<std::string, long>& into, const In& unwind) {
+    const auto folded = unwind.find("folded");
+    if (!folded) return;  // results written before the folded stacks were recorded
+    for (const auto& [stack, count] : folded->members()) into[stack] += static_cast<long>(count.as_number(count_range));
+}
+
 void add_record(CaseSummary& summary, const In& record, const std::string& path) {
     const In spec = record.at("spec");
     const std::string state = record.string("state"), mode = spec.string("mode"), isa = spec.string("isa");
@@ -35,7 +41,10 @@ void add_record(CaseSummary& summary, const In& record, const std::string& path)
     const auto unwind = record.find("unwind");
     if (mode != "unwind" || !unwind) return;
     const In tally = unwind->at("tally");
-    UnwindRate& rate = summary.unwind[{spec.string("kernel"), isa, spec.string("frame")}];
+    const std::string frame = spec.string("frame");
+    add_folded(summary.folded_by_frame[frame], *unwind);
+    if (const auto workers = unwind->find("workers")) add_folded(summary.folded_by_frame[frame], *workers);
+    UnwindRate& rate = summary.unwind[{spec.string("kernel"), isa, frame}];
     rate.full += static_cast<long>(tally.number("full", count_range));
     rate.judged += static_cast<long>(tally.number("judged", count_range));
     rate.expected = unwind->string_or("expected_verdict", "full");

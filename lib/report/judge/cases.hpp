@@ -25,6 +25,9 @@ struct CaseSummary {
     std::vector<std::string> sources;
     std::map<std::pair<std::string, std::string>, CaseCounts> by_mode_isa;  // (mode, isa)
     std::map<std::tuple<std::string, std::string, std::string>, UnwindRate> unwind;  // (kernel, isa, frame)
+    // Folded stacks of every unwind case's JIT samples (its workers' too), by
+    // frame policy: "main;foo;bar;<jit>" -> samples (the report's flame graphs).
+    std::map<std::string, std::map<std::string, long>> folded_by_frame;
     std::vector<std::string> failed;         // "<file>: <status line>" of every failed case
     std::vector<std::string> untested_isas;  // ISAs the run could not test on its machine
     int ran() const;

@@ -17,14 +17,18 @@ const char* to_string(RowVerdict v) {
     case RowVerdict::added: return "new";
     case RowVerdict::missing: return "missing";
     case RowVerdict::invalid: return "invalid";
+    case RowVerdict::over_limit: return "over limit";
     }
     return "?";
 }
 
+bool Row::fails() const {
+    return verdict == RowVerdict::regression || verdict == RowVerdict::over_limit || verdict == RowVerdict::missing ||
+           verdict == RowVerdict::invalid;
+}
+
 bool Judgement::failed() const {
-    return std::any_of(rows.begin(), rows.end(), [](const Row& r) {
-        return r.verdict == RowVerdict::regression || r.verdict == RowVerdict::missing || r.verdict == RowVerdict::invalid;
-    });
+    return std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.fails(); });
 }
 
 namespace {
@@ -60,7 +64,7 @@ const typename Map::mapped_type* find_in(const Map& map, const std::string& key)
 // A value judged against its baseline and, when it has one, an absolute limit.
 Row judged(const std::string& id, const std::string& kind, const double* current, const double* baseline,
            double tolerance, double limit) {
-    Row row{id, kind, current ? *current : NAN, baseline ? *baseline : NAN, NAN, tolerance, limit, RowVerdict::invariant, ""};
+    Row row{id, kind, current ? *current : NAN, baseline ? *baseline : NAN, NAN, tolerance, limit, RowVerdict::invariant, false, ""};
     if (!current) {
         row.verdict = RowVerdict::missing;
         row.note = "in the baseline, not in this run";
@@ -74,7 +78,8 @@ Row judged(const std::string& id, const std::string& kind, const double* current
         row.note = "no baseline";
     }
     if (limit > 0 && row.verdict != RowVerdict::invalid && !(*current <= limit)) {
-        row.verdict = RowVerdict::regression;
+        row.over_limit = true;
+        if (row.verdict != RowVerdict::regression) row.verdict = RowVerdict::over_limit;
         row.note = "over the limit " + fixed(limit);
     }
     return row;
@@ -95,8 +100,9 @@ bool reported_only(const Tolerances& t, const std::string& variant_or_group) {
 
 void report_without_verdict(Row& row, const std::string& why) {
     if (row.verdict != RowVerdict::regression && row.verdict != RowVerdict::improvement &&
-        row.verdict != RowVerdict::added)
+        row.verdict != RowVerdict::added && row.verdict != RowVerdict::over_limit)
         return;
+    row.over_limit = false;
     row.verdict = RowVerdict::not_judged;
     row.note = why;
 }
@@ -156,6 +162,9 @@ void count(Judgement& j) {
     for (const Row& r : j.rows) {
         j.regressions += r.verdict == RowVerdict::regression;
         j.improvements += r.verdict == RowVerdict::improvement;
+        j.over_limit += r.over_limit;
+        j.missing += r.verdict == RowVerdict::missing;
+        j.invalid += r.verdict == RowVerdict::invalid;
     }
 }
 

@@ -22,7 +22,10 @@
 namespace benchfp::report {
 
 // The verdict on one row of a judgement (perf::Verdict is a sample's chain).
-enum class RowVerdict { regression, improvement, invariant, not_judged, added, missing, invalid };
+// over_limit: the value itself is over its absolute limit, whatever its
+// baseline says (a row both over its limit and worse than its baseline beyond
+// tolerance is a regression with Row::over_limit set).
+enum class RowVerdict { regression, improvement, invariant, not_judged, added, missing, invalid, over_limit };
 const char* to_string(RowVerdict v);
 
 struct Row {
@@ -31,7 +34,10 @@ struct Row {
     double current = 0, baseline = 0, ratio = 0, tolerance = 0;
     double limit = 0;  // absolute limit (ratio and instruction rows), 0: none
     RowVerdict verdict = RowVerdict::invariant;
+    bool over_limit = false;  // current > limit (the verdict is over_limit, or regression when also worse than the baseline)
     std::string note;
+    bool fails() const;       // regression, over_limit, missing or invalid
+    bool baseline_over_limit() const { return limit > 0 && baseline > limit; }
 };
 
 struct Judgement {
@@ -39,7 +45,8 @@ struct Judgement {
     bool same_machine = false;
     bool has_baseline = true;
     int regressions = 0, improvements = 0;
-    bool failed() const;  // any regression, missing or invalid row
+    int over_limit = 0, missing = 0, invalid = 0;  // rows over their absolute limit (regressions too), missing, invalid
+    bool failed() const;  // any regression, over_limit, missing or invalid row
 };
 
 Judgement judge(const RunResults& current, const RunResults& baseline, const Tolerances& tolerances);

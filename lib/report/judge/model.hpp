@@ -25,6 +25,9 @@ struct RunResults {
     Fingerprint fingerprint;
     std::string date, commit;
     std::string time_from;  // which statistic min_ns holds: "iterations" or Google Benchmark's aggregate used
+    // What built it, where the file says (benchfp --version's fields; a Google
+    // Benchmark file: its compiler and Google Benchmark's version): Version Info.
+    nlohmann::json build = nlohmann::json::object();
     std::map<std::string, Measurement> benchmarks;   // "alloc/structs/compiled_out"
     std::map<std::string, double> ratios;            // in-run ratios, by id
     std::map<std::string, double> instructions;      // per operation, by id (callgrind)

@@ -79,6 +79,9 @@ RunResults google_benchmark_results(const In& doc) {
     if (const auto context = doc.find("context")) {
         r.fingerprint = fingerprint_from_google_benchmark(*context);
         r.date = context->string_or("date", "");
+        if (const std::string compiler = context->string_or("benchfp_compiler", ""); !compiler.empty())
+            r.build["compiler"] = compiler;
+        if (const std::string gb = context->string_or("library_version", ""); !gb.empty()) r.build["google_benchmark"] = gb;
     }
     std::map<std::string, Entry> best_aggregate;
     for (const In& b : doc.at("benchmarks").elements()) {
@@ -121,6 +124,7 @@ RunResults benchfp_results(const In& doc) {
     r.source = doc.file();
     r.time_from = "the minimum time per call of each perf case";
     r.fingerprint = fingerprint_from_json(doc.at("host"));
+    if (const auto build = doc.at("host").find("build"); build && build->json().is_object()) r.build = build->json();
     for (const In& c : doc.at("cases").elements()) {
         if (c.expect_object().string_or("state", "") != "PASSED" || !c.has("perf")) continue;
         const In spec = c.at("spec");
@@ -159,6 +163,8 @@ RunResults merge_runs(const std::vector<RunResults>& runs) {
             throw InputError(r.source + ": ran on " + r.fingerprint.describe() + ", not on " +
                              merged.fingerprint.describe() + " like " + merged.source);
         merged.source += " " + r.source;
+        for (const auto& [key, value] : r.build.items())  // a suite's build adds what the others lack
+            if (!merged.build.contains(key)) merged.build[key] = value;
         if (r.time_from != merged.time_from) merged.time_from += "; " + r.source + ": " + r.time_from;
         for (const auto& [name, m] : r.benchmarks) {
             auto [it, added] = merged.benchmarks.emplace(name, m);
@@ -198,6 +204,7 @@ RunResults parse_baseline(const nlohmann::json& doc, const std::string& path) {
     r.fingerprint = fingerprint_from_json(in.at("fingerprint"));
     r.date = in.string_or("date", "");
     r.commit = in.string_or("commit", "");
+    if (const auto build = in.find("build"); build && build->json().is_object()) r.build = build->json();
     for (const auto& [name, b] : in.at("benchmarks").members()) {
         Measurement& m = r.benchmarks[name];
         m.min_ns = b.number("min_ns", ranges::time_ns);

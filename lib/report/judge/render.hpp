@@ -1,8 +1,11 @@
 #pragma once
-// Renderers of a report: Markdown (for a pull request), JSON (for machines) and
-// one self-contained HTML page with an inline SVG chart of every ratio against
-// its tolerance band. A report holds one section per machine: each machine's
-// results judged against that machine's own baseline.
+// Renderers of a report: Markdown (for a pull request, nanosoldier's layout),
+// JSON (for machines) and one self-contained HTML page (verdict and failing
+// rows first, a lollipop chart of the significant changes, every other row
+// folded). A report holds one section per machine: each machine's results
+// judged against that machine's own baseline. The words both human renderers
+// share (the verdict line, why a row failed, Version Info) are made once, in
+// report_text.cpp.
 #include "report/judge/cases.hpp"
 #include "report/judge/judge.hpp"
 
@@ -23,7 +26,8 @@ struct MachineJudgement {
 
 struct ReportContext {
     std::string commit, baseline_label, date;
-    nlohmann::json build;  // what built the judge (the harness's build_info()), shown as is
+    nlohmann::json build;      // what built the judge (the harness's build_info()), shown as is
+    std::string triggered_by;  // who or what ran the judge ("ci/gate.sh --quick"), "" when not said
 };
 
 struct Report {
@@ -41,5 +45,18 @@ std::string render_html(const Report& report);
 
 // The one line a machine's section starts with: what it is and how it was judged.
 std::string machine_line(const MachineJudgement& m);
+
+// The verdict in one line that says what failed: "FAILED: 2 benchmarks missing
+// from the current run (g/a, g/b); 0 regressions, 0 improvements",
+// "passed: 0 regressions, 1 improvement".
+std::string verdict_text(const Report& report);
+// Why a failing row fails, in words ("over its absolute limit: 1.021 > 1.020").
+std::string failure_text(const Row& row);
+// A row worth showing among the changes: judged, and not invariant.
+bool significant(const Row& row);
+// Version Info of one side: (what, value) pairs -- benchfp, compiler,
+// libraries, kernel, CPU, ISA and cores, CPU flags -- "not recorded" where the
+// file does not say.
+std::vector<std::pair<std::string, std::string>> version_info(const RunResults& run);
 
 }  // namespace benchfp::report

@@ -1,12 +1,16 @@
-// The HTML report: one self-contained page, a chart per machine (every judged
-// ratio on a log scale around 1 with its tolerance band behind it), then the
-// Markdown report as text.
+// The HTML report: one self-contained static page (no script) a reader
+// understands in five seconds. First the verdict, then the failing rows as a
+// table, then a lollipop chart of the significant changes (nanosoldier's: log2
+// of each ratio, judged rows only), the kernel cases (unwind rates per kernel x
+// ISA x policy, colour-coded, and a flame graph per policy); every other row
+// is folded below in <details>, judged and reported-only rows styled apart.
+// Tables are emitted as HTML directly (no Markdown library); every name goes
+// through escape_html, in text and attributes alike.
 #include "report/html.hpp"
+#include "report/judge/html_parts.hpp"
 #include "report/judge/render.hpp"
-
 #include "report/judge/stats.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -14,52 +18,137 @@ namespace benchfp::report {
 
 namespace {
 
-std::string chart(const Judgement& j) {
-    std::vector<const Row*> bars;
-    for (const Row& r : j.rows)
-        if (std::isfinite(r.ratio) && r.ratio > 0) bars.push_back(&r);
-    const int row_h = 18, label_w = 420, chart_w = 420, height = 40 + row_h * static_cast<int>(bars.size());
-    auto x_of = [&](double ratio) {  // log2 scale, 1.0 in the middle, 0.5..2 across
-        const double v = std::max(-1.0, std::min(1.0, std::log2(ratio)));
-        return label_w + chart_w / 2.0 + v * chart_w / 2.0;
-    };
-    std::ostringstream svg;
-    svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << label_w + chart_w + 80 << "' height='" << height
-        << "' font-family='monospace' font-size='11'>";
-    svg << "<line x1='" << x_of(1) << "' y1='20' x2='" << x_of(1) << "' y2='" << height - 10
-        << "' stroke='#444'/><text x='" << x_of(1) - 8 << "' y='14'>1.0</text>";
-    svg << "<text x='" << x_of(0.5) << "' y='14'>0.5</text><text x='" << x_of(2) - 16 << "' y='14'>2.0</text>";
-    int y = 24;
-    for (const Row* r : bars) {
-        const char* color = r->verdict == RowVerdict::regression    ? "#c0392b"
-                            : r->verdict == RowVerdict::improvement ? "#27ae60"
-                                                                    : "#7f8c8d";
-        const double lo = x_of(std::max(1e-9, 1 - r->tolerance)), hi = x_of(1 + r->tolerance);
-        svg << "<text x='4' y='" << y + 12 << "'>" << escape_html(r->kind + " " + r->id) << "</text>";
-        svg << "<rect x='" << lo << "' y='" << y << "' width='" << hi - lo << "' height='" << row_h - 4
-            << "' fill='#ecf0f1'/>";
-        const double x0 = x_of(1), x1 = x_of(r->ratio);
-        svg << "<rect x='" << std::min(x0, x1) << "' y='" << y + 3 << "' width='" << std::max(1.0, std::fabs(x1 - x0))
-            << "' height='" << row_h - 10 << "' fill='" << color << "'/>";
-        svg << "<text x='" << label_w + chart_w + 6 << "' y='" << y + 12 << "'>" << fixed(r->ratio) << "</text>";
-        y += row_h;
+const char* style =
+    "body{font-family:sans-serif;max-width:1240px;margin:1em auto;padding:0 1em;color:#222}"
+    "#verdict{padding:.6em 1em;border-radius:6px;margin-bottom:1em}"
+    "#verdict.failed{background:#fde2e1;border:2px solid #c0392b}#verdict.passed{background:#e3f6e8;border:2px solid #27ae60}"
+    "#verdict h1{margin:.1em 0;font-size:1.6em}#verdict p{margin:.3em 0}"
+    "table{border-collapse:collapse;margin:.5em 0;font-size:13px}th,td{border:1px solid #ccc;padding:3px 6px;text-align:left}"
+    "th{background:#f2f2f2}td.num{text-align:right;font-family:monospace}code{font-size:12px}"
+    "tr.fail td{background:#ffd6d6}tr.improvement td{background:#dff5e4}"
+    "tr.reported td{color:#777;font-style:italic;background:#fafafa}"
+    "span.tag{font-size:11px;padding:0 4px;border-radius:3px;background:#ddd;color:#444;font-style:normal}"
+    "details{margin:.8em 0}summary{cursor:pointer;font-weight:bold}"
+    "td.rate{font-family:monospace;text-align:center}svg{display:block;margin:.4em 0}";
+
+std::string row_class(const Row& r) {
+    if (r.fails()) return "fail";
+    if (r.verdict == RowVerdict::improvement) return "improvement";
+    if (r.verdict == RowVerdict::not_judged) return "reported";
+    return "judged";
+}
+
+std::string number(double v) { return std::isnan(v) ? "-" : fixed(v); }
+
+// One judgement row as a table row: machine, kind, id, values, verdict.
+void row_html(std::ostringstream& html, const Row& r, const std::string& machine) {
+    html << "<tr class='" << row_class(r) << "'>";
+    if (!machine.empty()) html << "<td>" << escape_html(machine) << "</td>";
+    html << "<td>" << escape_html(r.kind) << "</td><td><code>" << escape_html(r.id) << "</code>";
+    if (r.verdict == RowVerdict::not_judged) html << " <span class='tag'>reported only</span>";
+    html << "</td><td class='num'>" << number(r.current) << "</td><td class='num'>" << number(r.baseline)
+         << "</td><td class='num'>" << number(r.ratio) << "</td><td class='num'>" << fixed(100 * r.tolerance, 0)
+         << "%</td><td class='num'>" << (r.limit > 0 ? fixed(r.limit) : "-") << "</td><td>"
+         << escape_html(r.fails() ? failure_text(r) : std::string(to_string(r.verdict)) + (r.note.empty() ? "" : ": " + r.note));
+    if (r.baseline_over_limit()) html << escape_html("; the stored baseline (" + fixed(r.baseline) + ") is itself over the limit");
+    html << "</td></tr>";
+}
+
+void row_table_head(std::ostringstream& html, bool with_machine) {
+    html << "<table><tr>" << (with_machine ? "<th>machine</th>" : "")
+         << "<th>kind</th><th>benchmark, ratio or count</th><th>this run</th><th>baseline</th>"
+            "<th>this run / baseline</th><th>tolerance</th><th>absolute limit</th><th>verdict</th></tr>";
+}
+
+void header(std::ostringstream& html, const Report& report) {
+    const ReportContext& c = report.context;
+    html << "<header id='verdict' class='" << (report.failed() ? "failed" : "passed") << "'><h1>Benchmark Report: "
+         << (report.failed() ? "FAILED" : "passed") << "</h1><p id='verdict-text'>" << escape_html(verdict_text(report))
+         << "</p><p>Commit " << escape_html(c.commit.empty() ? "(not given)" : c.commit);
+    for (const MachineJudgement& m : report.machines)
+        html << " &middot; baseline " << escape_html(m.baseline ? m.baseline->source : "none");
+    html << " &middot; " << escape_html(c.date) << "</p></header>";
+}
+
+void failures(std::ostringstream& html, const Report& report) {
+    const bool several = report.machines.size() > 1;
+    std::ostringstream rows;
+    int n = 0;
+    for (const MachineJudgement& m : report.machines)
+        for (const Row& r : m.judgement.rows)
+            if (r.fails()) ++n, row_html(rows, r, several ? m.current.fingerprint.describe() : "");
+    if (n == 0 && report.cases.failed.empty()) return;
+    html << "<section id='failures'><h2>What failed</h2>";
+    if (n) {
+        row_table_head(html, several);
+        html << rows.str() << "</table>";
     }
-    svg << "</svg>";
-    return svg.str();
+    if (!report.cases.failed.empty()) {
+        html << "<p>Failed kernel cases (each line reproduces its case):</p><ul>";
+        for (const std::string& line : report.cases.failed) html << "<li><code>" << escape_html(line) << "</code></li>";
+        html << "</ul>";
+    }
+    html << "</section>";
+}
+
+void changes(std::ostringstream& html, const Report& report) {
+    html << "<section id='changes'><h2>Significant changes against the baseline</h2>"
+            "<p>Judged rows beyond their tolerance only, on a log<sub>2</sub> scale: right of 1 is slower or larger "
+            "(red: regression), left is faster or smaller (green: improvement); the grey band is the tolerance. "
+            "A value over its absolute limit is not a change and is listed above.</p>";
+    for (const MachineJudgement& m : report.machines) {
+        if (report.machines.size() > 1) html << "<h3>" << escape_html(machine_line(m)) << "</h3>";
+        html << lollipop_chart(m.judgement);
+    }
+    html << "</section>";
+}
+
+void all_rows(std::ostringstream& html, const Report& report) {
+    for (const MachineJudgement& m : report.machines) {
+        int judged = 0, reported = 0;
+        for (const Row& r : m.judgement.rows) (r.verdict == RowVerdict::not_judged ? reported : judged) += 1;
+        html << "<details class='all-rows'><summary>Every row (" << judged << " judged, " << reported
+             << " reported only) of " << escape_html(machine_line(m)) << "</summary><p>Times from: "
+             << escape_html(m.current.time_from) << "</p>";
+        row_table_head(html, false);
+        for (const Row& r : m.judgement.rows) row_html(html, r, "");
+        html << "</table></details>";
+    }
+}
+
+void version_info_html(std::ostringstream& html, const Report& report) {
+    html << "<details id='version-info'><summary>Version Info (both sides)</summary>";
+    for (const MachineJudgement& m : report.machines) {
+        const std::vector<std::pair<std::string, const RunResults*>> sides = {
+            {"Primary build (this run)", &m.current}, {"Comparison build (the baseline)", m.baseline ? &*m.baseline : nullptr}};
+        for (const auto& [title, run] : sides) {
+            html << "<h3>" << escape_html(title) << "</h3>";
+            if (!run) {
+                html << "<p>No baseline for this machine.</p>";
+                continue;
+            }
+            html << "<table>";
+            for (const auto& [what, value] : version_info(*run))
+                html << "<tr><th>" << escape_html(what) << "</th><td><code>" << escape_html(value) << "</code></td></tr>";
+            html << "</table>";
+        }
+    }
+    html << "</details>";
 }
 
 }  // namespace
 
 std::string render_html(const Report& report) {
     std::ostringstream html;
-    html << "<!DOCTYPE html><html><head><meta charset='utf-8'><title>benchfp regression gate</title>"
-         << "<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto}pre{white-space:pre-wrap}</style>"
-         << "</head><body><h1>benchfp regression gate</h1><p><b>" << (report.failed() ? "FAILED" : "passed")
-         << "</b>: " << report.regressions() << " regressions, " << report.improvements()
-         << " improvements. Bars: ratio on a log scale (0.5 to 2), grey band: tolerance.</p>";
-    for (const MachineJudgement& m : report.machines)
-        html << "<h2>" << escape_html(machine_line(m)) << "</h2>" << chart(m.judgement);
-    html << "<h2>Report</h2><pre>" << escape_html(render_markdown(report)) << "</pre></body></html>\n";
+    html << "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>Benchmark Report: "
+         << (report.failed() ? "FAILED" : "passed") << "</title><style>" << style << "</style></head><body>";
+    header(html, report);
+    failures(html, report);
+    changes(html, report);
+    html << kernel_cases_html(report.cases);
+    all_rows(html, report);
+    version_info_html(html, report);
+    html << "</body></html>\n";
     return html.str();
 }
 

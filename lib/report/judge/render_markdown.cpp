@@ -1,35 +1,17 @@
-// The Markdown report, nanosoldier's layout: job properties, then per machine
-// the significant rows only, with the meaning of a ratio stated once.
+// The Markdown report, nanosoldier's layout: Job Properties, Results (the
+// meaning of a ratio stated once, then per machine the significant rows only),
+// Benchmark Group List, Version Info of both sides.
 #include "report/judge/render.hpp"
 
 #include "report/judge/stats.hpp"
 
-#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
 
 namespace benchfp::report {
-
-bool Report::failed() const {
-    // Kernel cases given but none ran: nothing was tested, which is never a pass.
-    const bool nothing_ran = !cases.sources.empty() && cases.ran() == 0;
-    return cases.failures() > 0 || nothing_ran ||
-           std::any_of(machines.begin(), machines.end(), [](const MachineJudgement& m) { return m.judgement.failed(); });
-}
-
-int Report::regressions() const {
-    int n = 0;
-    for (const MachineJudgement& m : machines) n += m.judgement.regressions;
-    return n;
-}
-
-int Report::improvements() const {
-    int n = 0;
-    for (const MachineJudgement& m : machines) n += m.judgement.improvements;
-    return n;
-}
 
 std::string machine_line(const MachineJudgement& m) {
     const Fingerprint& here = m.current.fingerprint;
@@ -44,34 +26,43 @@ std::string machine_line(const MachineJudgement& m) {
 
 namespace {
 
-const char* mark(RowVerdict v) {
-    switch (v) {
+// A name as Markdown table code: a '|' would end the cell.
+std::string code(const std::string& id) {
+    std::string text = "`";
+    for (char ch : id) text += ch == '|' ? std::string("\\|") : std::string(1, ch);
+    return text + "`";
+}
+
+const char* mark(const Row& r) {
+    switch (r.verdict) {
     case RowVerdict::regression:
     case RowVerdict::missing:
     case RowVerdict::invalid: return " :x:";
+    case RowVerdict::over_limit: return " :no_entry:";
     case RowVerdict::improvement: return " :white_check_mark:";
     default: return "";
     }
 }
 
+// A benchmark's cell: "1.500 (5%) :x:" (nanosoldier's), or what stands instead.
 std::string cell(const Row& r) {
     if (r.verdict == RowVerdict::missing) return "missing :x:";
     if (r.verdict == RowVerdict::added) return "new (" + fixed(r.current) + ")";
-    std::string text = fixed(r.ratio) + " (" + fixed(100 * r.tolerance, 0) + "%)" + mark(r.verdict);
+    std::string text = fixed(r.ratio) + " (" + fixed(100 * r.tolerance, 0) + "%)" + mark(r);
     if (r.verdict == RowVerdict::not_judged) text += " (not judged)";
-    if (!r.note.empty() && r.verdict == RowVerdict::regression && r.limit > 0) text += " " + r.note;
     return text;
 }
 
-bool significant(const Row& r) { return r.verdict != RowVerdict::invariant && r.verdict != RowVerdict::not_judged; }
-
 const char* meaning =
-    "A ratio is the current value over the baseline's, on the minimum over repetitions. A ratio greater than "
-    "`1.0` denotes a possible regression (marked with :x:), while a ratio less than `1.0` denotes a possible "
-    "improvement (marked with :white_check_mark:); the tolerance is in parentheses. Only significant results - "
-    "results that indicate possible regressions or improvements - are shown below (thus, an empty table means "
-    "that all benchmark results remained invariant between builds). In-run ratios (one variant over another, "
-    "measured side by side) are compared with their stored values and with their absolute limits.";
+    "A ratio greater than `1.0` denotes a possible regression (marked with :x:), while a ratio less than `1.0` "
+    "denotes a possible improvement (marked with :white_check_mark:). The ratio is the current value over the "
+    "baseline's, on the minimum over repetitions; the tolerance is in parentheses (a ratio regresses when "
+    "ratio - tolerance > 1). Only significant results - results that indicate possible regressions or "
+    "improvements - are shown below (thus, an empty table means that all benchmark results remained invariant "
+    "between builds). In-run ratios (one variant over another, both measured side by side in one run) and "
+    "instruction counts are judged twice: against their stored baseline value (:x: a regression beyond "
+    "tolerance) and against an absolute limit the value itself must not exceed (:no_entry: over the limit, "
+    "whatever the baseline says).";
 
 // {"version": "0.5.0", "compiler": "GNU 12.2.0", ...} -> "version 0.5.0, compiler GNU 12.2.0, ..."
 std::string build_text(const nlohmann::json& build) {
@@ -92,18 +83,32 @@ void benchmark_table(std::ostringstream& md, const Judgement& j) {
     for (const auto& [id, rows] : by_benchmark) {
         const bool show = (rows.first && significant(*rows.first)) || (rows.second && significant(*rows.second));
         if (!show) continue;
-        md << "| `" << id << "` | " << (rows.first ? cell(*rows.first) : "") << " | "
+        md << "| " << code(id) << " | " << (rows.first ? cell(*rows.first) : "") << " | "
            << (rows.second ? cell(*rows.second) : "") << " |\n";
     }
 }
 
+// The last column of an in-run row: what its marks mean, for this row.
+std::string ratio_verdict(const Row& r) {
+    std::string text;
+    if (r.verdict == RowVerdict::regression) text = ":x: regression against the baseline";
+    if (r.verdict == RowVerdict::improvement) text = ":white_check_mark: improvement against the baseline";
+    if (r.over_limit) text += std::string(text.empty() ? "" : "; ") + ":no_entry: over the limit (" + fixed(r.current) + " > " + fixed(r.limit) + ")";
+    if (r.verdict == RowVerdict::missing) text = ":x: missing: " + r.note;
+    if (r.verdict == RowVerdict::invalid) text = ":x: invalid value";
+    if (r.verdict == RowVerdict::added) text = "new: no baseline value";
+    if (r.baseline_over_limit()) text += "; the stored baseline (" + fixed(r.baseline) + ") is itself over the limit";
+    return text;
+}
+
 void ratio_table(std::ostringstream& md, const Judgement& j) {
-    md << "\n| in-run ratio or count | current | baseline | ratio | limit |\n|----|----|----|----|----|\n";
+    md << "\n| in-run ratio or instruction count | this run | stored baseline | this run / baseline (tolerance) "
+          "| absolute limit (this run must be ≤) | verdict |\n|----|----|----|----|----|----|\n";
     for (const Row& r : j.rows) {
-        if (r.kind != "ratio" && r.kind != "instructions") continue;
-        if (!significant(r)) continue;
-        md << "| `" << r.id << "` | " << fixed(r.current) << " | " << fixed(r.baseline) << " | " << cell(r) << " | "
-           << (r.limit > 0 ? fixed(r.limit) : "") << " |\n";
+        if ((r.kind != "ratio" && r.kind != "instructions") || !significant(r)) continue;
+        const std::string change = std::isnan(r.ratio) ? "-" : fixed(r.ratio) + " (" + fixed(100 * r.tolerance, 0) + "%)";
+        md << "| " << code(r.id) << " | " << fixed(r.current) << " | " << (std::isnan(r.baseline) ? "-" : fixed(r.baseline))
+           << " | " << change << " | " << (r.limit > 0 ? fixed(r.limit) : "none") << " | " << ratio_verdict(r) << " |\n";
     }
 }
 
@@ -116,7 +121,7 @@ void frame_cost_table(std::ostringstream& md, const RunResults& current) {
         for (const char* rule : {"frame / clobber", "preserve / clobber"})
             if (id.ends_with(std::string(": ") + rule)) by_problem[id.substr(0, id.size() - std::strlen(rule) - 2)][rule] = ratio;
     if (by_problem.empty()) return;
-    md << "\n### Frame cost (time over clobber's, same run, same buffers)\n\n"
+    md << "\n#### Frame cost (time over clobber's, same run, same buffers)\n\n"
        << "| kernel / alg / ISA / problem | frame / clobber | preserve / clobber |\n|----|----|----|\n";
     for (const auto& entry : by_problem) {
         const std::string& group = entry.first;
@@ -126,25 +131,41 @@ void frame_cost_table(std::ostringstream& md, const RunResults& current) {
     }
 }
 
-void machine_section(std::ostringstream& md, const MachineJudgement& m, bool titled) {
+void machine_results(std::ostringstream& md, const MachineJudgement& m, bool titled) {
     const Judgement& j = m.judgement;
-    if (titled) md << "## Machine: " << m.current.fingerprint.describe() << "\n\n";
-    md << "*Machine:* " << machine_line(m) << "\n\n*Baseline:* "
-       << (m.baseline ? m.baseline->source + (m.baseline->commit.empty() ? "" : " (commit " + m.baseline->commit + ")")
-                      : "none")
-       << "\n\n*Times from:* " << m.current.time_from << "\n\n*Verdict:* "
-       << (j.failed() ? "**FAILED** :x:" : "passed") << " (" << j.regressions << " regressions, " << j.improvements
-       << " improvements)\n\n";
+    if (titled) md << "### Machine: " << m.current.fingerprint.describe() << "\n\n";
+    md << "*Machine:* " << machine_line(m) << "\n\n*Times from:* " << m.current.time_from << "\n\n";
     benchmark_table(md, j);
     ratio_table(md, j);
     frame_cost_table(md, m.current);
+    md << "\n";
+}
+
+void group_list(std::ostringstream& md, const Report& report) {
     std::set<std::string> groups;
-    for (const auto& [name, _] : m.current.benchmarks) groups.insert(split_benchmark_name(name).first);
-    md << "\nBenchmark groups:";
-    for (const std::string& g : groups) md << " `" << g << "`";
-    md << "\n\n- current: " << m.current.fingerprint.describe() << " (" << m.current.source << ")\n"
-       << "- baseline: " << (m.baseline ? m.baseline->fingerprint.describe() + " (" + m.baseline->source + ")" : "none")
-       << "\n\n";
+    for (const MachineJudgement& m : report.machines)
+        for (const auto& [name, _] : m.current.benchmarks) groups.insert(split_benchmark_name(name).first);
+    md << "## Benchmark Group List\n\nHere's a list of all the benchmark groups executed by this job:\n\n";
+    for (const std::string& g : groups) md << "- `" << g << "`\n";
+    md << "\n";
+}
+
+void version_block(std::ostringstream& md, const RunResults& run) {
+    md << "```\n";
+    for (const auto& [what, value] : version_info(run)) md << what << ": " << value << "\n";
+    md << "```\n\n";
+}
+
+void version_info_section(std::ostringstream& md, const Report& report) {
+    md << "## Version Info\n\n";
+    for (const MachineJudgement& m : report.machines) {
+        if (report.machines.size() > 1) md << "### Machine: " << m.current.fingerprint.describe() << "\n\n";
+        md << "#### Primary Build (this run)\n\n";
+        version_block(md, m.current);
+        md << "#### Comparison Build (the baseline)\n\n";
+        if (m.baseline) version_block(md, *m.baseline);
+        else md << "No baseline for this machine.\n\n";
+    }
 }
 
 }  // namespace
@@ -152,17 +173,24 @@ void machine_section(std::ostringstream& md, const MachineJudgement& m, bool tit
 std::string render_markdown(const Report& report) {
     const ReportContext& c = report.context;
     std::ostringstream md;
-    md << "# benchfp regression gate\n\n## Job properties\n\n"
-       << "*Commit:* " << (c.commit.empty() ? "(not given)" : c.commit) << "\n\n";
-    if (!c.baseline_label.empty()) md << "*Baseline label:* " << c.baseline_label << "\n\n";
-    md << "*Date:* " << c.date << "\n\n*Judged by:* " << build_text(c.build)
-       << "\n\n*Machines:* " << report.machines.size() << "\n\n*Verdict:* "
-       << (report.failed() ? "**FAILED** :x:" : "passed") << " (" << report.regressions() << " regressions, "
-       << report.improvements() << " improvements";
-    if (!report.cases.sources.empty()) md << ", " << report.cases.failures() << " failed kernel cases of " << report.cases.ran();
-    md << ")\n\n## Results\n\n" << meaning << "\n\n";
-    for (const MachineJudgement& m : report.machines) machine_section(md, m, report.machines.size() > 1);
-    if (!report.cases.sources.empty() || !report.cases.untested_isas.empty()) md << render_cases_markdown(report.cases);
+    md << "# Benchmark Report\n\n## Job Properties\n\n*Commit(s):* " << (c.commit.empty() ? "(not given)" : c.commit);
+    for (const MachineJudgement& m : report.machines)
+        if (m.baseline && !m.baseline->commit.empty()) md << " vs " << m.baseline->commit << " (the baseline's)";
+    md << "\n\n*Baseline:* ";
+    for (size_t i = 0; i < report.machines.size(); ++i) {
+        const MachineJudgement& m = report.machines[i];
+        md << (i ? "; " : "") << (m.baseline ? m.baseline->source : "none (" + m.baseline_path + ")");
+    }
+    if (!c.baseline_label.empty()) md << " (" << c.baseline_label << ")";
+    md << "\n\n*Triggered By:* " << (c.triggered_by.empty() ? "not said" : c.triggered_by)
+       << "\n\n*Tag Predicate:* `ALL` (every benchmark of the runs given)\n\n*Date:* " << c.date
+       << "\n\n*Judged by:* " << build_text(c.build) << "\n\n*Machines:* " << report.machines.size()
+       << "\n\n*Verdict:* " << (report.failed() ? "**" : "") << verdict_text(report) << (report.failed() ? "** :x:" : "")
+       << "\n\n## Results\n\n" << meaning << "\n\n";
+    for (const MachineJudgement& m : report.machines) machine_results(md, m, report.machines.size() > 1);
+    if (!report.cases.sources.empty() || !report.cases.untested_isas.empty()) md << render_cases_markdown(report.cases) << "\n";
+    group_list(md, report);
+    version_info_section(md, report);
     return md.str();
 }
 

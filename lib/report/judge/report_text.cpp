@@ -1,0 +1,113 @@
+// What the Markdown and HTML reports both say: the verdict line, why a row
+// failed, and each side's Version Info.
+#include "report/judge/render.hpp"
+
+#include "report/judge/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace benchfp::report {
+
+bool Report::failed() const {
+    // Kernel cases given but none ran: nothing was tested, which is never a pass.
+    const bool nothing_ran = !cases.sources.empty() && cases.ran() == 0;
+    return cases.failures() > 0 || nothing_ran ||
+           std::any_of(machines.begin(), machines.end(), [](const MachineJudgement& m) { return m.judgement.failed(); });
+}
+
+namespace {
+
+int sum(const Report& report, int Judgement::*count) {
+    int n = 0;
+    for (const MachineJudgement& m : report.machines) n += m.judgement.*count;
+    return n;
+}
+
+std::string plural(int n, const std::string& one, const std::string& many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// "(a, b, c, and 4 more)": the ids of the rows that match, the first few named.
+std::string ids_of(const Report& report, const std::function<bool(const Row&)>& match) {
+    std::vector<std::string> ids;
+    for (const MachineJudgement& m : report.machines)
+        for (const Row& r : m.judgement.rows)
+            if (match(r) && std::find(ids.begin(), ids.end(), r.id) == ids.end()) ids.push_back(r.id);
+    std::string text;
+    const size_t shown = std::min<size_t>(ids.size(), 4);
+    for (size_t i = 0; i < shown; ++i) text += (i ? ", " : "") + ids[i];
+    if (ids.size() > shown) text += ", and " + std::to_string(ids.size() - shown) + " more";
+    return " (" + text + ")";
+}
+
+}  // namespace
+
+int Report::regressions() const { return sum(*this, &Judgement::regressions); }
+int Report::improvements() const { return sum(*this, &Judgement::improvements); }
+
+std::string verdict_text(const Report& report) {
+    std::vector<std::string> failures;
+    if (const int n = sum(report, &Judgement::missing))
+        failures.push_back(plural(n, "benchmark", "benchmarks") + " missing from the current run" +
+                           ids_of(report, [](const Row& r) { return r.verdict == RowVerdict::missing; }));
+    if (const int n = sum(report, &Judgement::invalid))
+        failures.push_back(plural(n, "invalid value", "invalid values") +
+                           ids_of(report, [](const Row& r) { return r.verdict == RowVerdict::invalid; }));
+    if (const int n = sum(report, &Judgement::over_limit))
+        failures.push_back(plural(n, "value", "values") + " over an absolute limit" +
+                           ids_of(report, [](const Row& r) { return r.over_limit; }));
+    if (const int n = report.cases.failures()) failures.push_back(plural(n, "failed kernel case", "failed kernel cases"));
+    if (!report.cases.sources.empty() && report.cases.ran() == 0)
+        failures.push_back("no kernel case ran (" + plural(static_cast<int>(report.cases.sources.size()), "result file", "result files") + ")");
+    std::string text = report.failed() ? "FAILED: " : "passed: ";
+    for (const std::string& f : failures) text += f + "; ";
+    text += plural(report.regressions(), "regression", "regressions") + ", " +
+            plural(report.improvements(), "improvement", "improvements");
+    if (!report.cases.sources.empty())
+        text += ", " + std::to_string(report.cases.ran()) + " kernel cases ran";
+    return text;
+}
+
+std::string failure_text(const Row& r) {
+    switch (r.verdict) {
+    case RowVerdict::missing: return "missing from this run (" + r.note + ")";
+    case RowVerdict::invalid: return "invalid value (" + fixed(r.current) + ")";
+    case RowVerdict::over_limit:
+        return "over its absolute limit: " + fixed(r.current) + " > " + fixed(r.limit) +
+               " (not a change from the baseline: " + (std::isnan(r.ratio) ? "none" : fixed(r.ratio) + " x its value") + ")";
+    case RowVerdict::regression: {
+        std::string text = "regression: " + fixed(r.ratio) + " x the baseline, beyond its tolerance of " +
+                           fixed(100 * r.tolerance, 0) + "%";
+        if (r.over_limit) text += ", and over its absolute limit: " + fixed(r.current) + " > " + fixed(r.limit);
+        return text;
+    }
+    default: return to_string(r.verdict);
+    }
+}
+
+bool significant(const Row& r) { return r.verdict != RowVerdict::invariant && r.verdict != RowVerdict::not_judged; }
+
+std::vector<std::pair<std::string, std::string>> version_info(const RunResults& run) {
+    const auto build = [&](const char* key) {
+        return run.build.contains(key) && run.build[key].is_string() ? run.build[key].get<std::string>() : std::string();
+    };
+    const auto or_not_recorded = [](const std::string& v) { return v.empty() ? std::string("not recorded") : v; };
+    std::string benchfp = build("version");
+    if (!build("commit").empty()) benchfp += (benchfp.empty() ? "" : " ") + ("commit " + build("commit"));
+    if (!build("build_type").empty()) benchfp += " (" + build("build_type") + ")";
+    std::string libraries;
+    for (const char* key : {"xbyak", "libpfm4", "onednn", "google_benchmark"})
+        if (!build(key).empty()) libraries += (libraries.empty() ? "" : ", ") + std::string(key) + " " + build(key);
+    const Fingerprint& f = run.fingerprint;
+    return {{"results", run.source},
+            {"benchfp", or_not_recorded(benchfp)},
+            {"compiler", or_not_recorded(build("compiler"))},
+            {"libraries", or_not_recorded(libraries)},
+            {"kernel", or_not_recorded(f.kernel)},
+            {"CPU", f.describe()},
+            {"CPU flags", or_not_recorded(f.flags)}};
+}
+
+}  // namespace benchfp::report
