@@ -16,13 +16,16 @@
 // for lack of a baseline, never green for a value a limit needs that is missing.
 #include "report/judge/model.hpp"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 namespace benchfp::report {
 
 // The verdict on one row of a judgement (perf::Verdict is a sample's chain).
-enum class RowVerdict { regression, improvement, invariant, not_judged, added, missing, invalid };
+// unresolved: a ratio whose 95% interval straddles its absolute limit: the run
+// shows neither that it is within nor that it is over (reported, not failed).
+enum class RowVerdict { regression, improvement, invariant, not_judged, added, missing, invalid, unresolved };
 const char* to_string(RowVerdict v);
 
 struct Row {
@@ -32,6 +35,7 @@ struct Row {
     double limit = 0;  // absolute limit (ratio and instruction rows), 0: none
     RowVerdict verdict = RowVerdict::invariant;
     std::string note;
+    double lo = NAN, hi = NAN;  // the current value's 95% interval, where it has one
 };
 
 struct Judgement {
