@@ -202,12 +202,38 @@ TEST(CliPerf, PoliciesRunSideBySideWithRatios) {
     EXPECT_NE(run.output.find("tests:2 passed:2"), std::string::npos) << run.output;
 }
 
+// Every perf line carries the paired frame cost with its interval (none on the
+// reference policy's own line) and the A/A control; --json has them as numbers.
+TEST(CliPerf, PairedFrameCostAndAAControl) {
+    const auto path = std::filesystem::temp_directory_path() / ("benchfp_paired_" + std::to_string(getpid()) + ".json");
+    const CommandRun run = run_benchfp("kernel --mode=perf --kernel=eltwise --frame=clobber,preserve,frame "
+                                       "--max-ms-per-prb=50 --json=" + path.string() + " 65536");
+    ASSERT_EQ(run.status, 0) << run.output;
+    const std::string interval = "\\[[0-9.]+;[0-9.]+\\]";
+    EXPECT_TRUE(std::regex_search(run.output, std::regex(",clobber,.*frame-cost:n/a,aa:[0-9.]+" + interval))) << run.output;
+    for (const char* policy : {",preserve,", ",frame,"})
+        EXPECT_TRUE(std::regex_search(run.output, std::regex(policy + std::string(".*frame-cost:[0-9.]+") + interval +
+                                                             ",aa:[0-9.]+" + interval)))
+            << policy << " in\n" << run.output;
+    const auto doc = nlohmann::json::parse(std::ifstream(path));
+    std::filesystem::remove(path);
+    ASSERT_EQ(doc["cases"].size(), 3u);
+    const auto& frame = doc["cases"][2]["perf"];
+    EXPECT_EQ(frame["paired"]["reference"], "clobber");
+    EXPECT_GE(frame["paired"]["pairs"].get<int>(), 8);
+    EXPECT_LE(frame["paired"]["lo"].get<double>(), frame["paired"]["ratio"].get<double>());
+    EXPECT_GE(frame["paired"]["hi"].get<double>(), frame["paired"]["ratio"].get<double>());
+    EXPECT_TRUE(frame["aa"].contains("half_width"));
+    EXPECT_FALSE(doc["cases"][0]["perf"].contains("paired"));  // the reference
+}
+
 TEST(CliPerf, CsvTemplateHasAHeaderAndOneRowPerCase) {
     const CommandRun run = run_benchfp(
         "kernel --mode=perf --kernel=reduce --alg=sum --frame=clobber,frame --max-ms-per-prb=20 --perf-template=csv "
         "4x4096");
     EXPECT_EQ(run.status, 0) << run.output;
     EXPECT_NE(run.output.find("kernel,alg,isa,frame,threads,problem,min_ms"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find(",frame_cost,frame_lo,frame_hi,aa,aa_lo,aa_hi,pairs"), std::string::npos) << run.output;
     EXPECT_NE(run.output.find("reduce,sum,"), std::string::npos) << run.output;
 }
 

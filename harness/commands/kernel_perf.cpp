@@ -7,6 +7,7 @@
 #include "kernel/perf_measure.hpp"
 #include "kernel/perf_template.hpp"
 
+#include <cmath>
 #include <functional>
 #include <iostream>
 
@@ -25,6 +26,43 @@ size_t KernelRun::perf_group_end(size_t first) const {
     }
     return end;
 }
+
+namespace {
+
+// Where the A/A copy's entry sits past its original's: not a multiple of 16,
+// so every instruction moves within its 16-, 32- and 64-byte blocks (the loops
+// the kernels align stay aligned: Xbyak aligns absolute addresses).
+constexpr size_t aa_padding_bytes = 1000;
+
+// The A/A control: the reference's kernel (the group's first policy) built
+// again at another code address and alignment; returns its variant index.
+size_t add_aa_copy(Workload& workload, const KernelSpec& reference) {
+    const jit::ScopedEntryPadding padding(aa_padding_bytes);
+    return workload.add_variant(reference);
+}
+
+nlohmann::json interval_json(const report::MedianInterval& m) {
+    nlohmann::json out = {{"ratio", m.median}, {"pairs", m.n}};
+    if (std::isfinite(m.lo)) out["lo"] = m.lo, out["hi"] = m.hi, out["half_width"] = m.half_width();
+    return out;
+}
+
+// The paired ratios of a case (schema of --json's perf record): "paired", its
+// time over the reference policy's, for every policy but the reference; "aa",
+// the A/A control of its group, on every case.
+void add_paired_measures(nlohmann::json& measures, const PairedRun& run, size_t v, size_t aa_index,
+                         const std::string& reference, const PairedOptions& options) {
+    measures["target_half_width"] = options.target_half_width;
+    measures["target_met"] = run.target_met;
+    if (v) {
+        measures["paired"] = interval_json(run.stats[v].to_reference);
+        measures["paired"]["reference"] = reference;
+    }
+    measures["aa"] = interval_json(run.stats[aa_index].to_reference);
+    measures["aa"]["padding_bytes"] = aa_padding_bytes;
+}
+
+}  // namespace
 
 void KernelRun::run_perf_group(size_t first, size_t end) {
     const auto begun = Clock::now();
@@ -49,9 +87,9 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
         running.push_back(&c);
     }
     if (running.empty()) return;
-    std::vector<std::function<void()>> variants;
-    for (size_t v = 0; v < running.size(); ++v)
-        variants.push_back([call = workload->call(v)] { call.fn(call.arg); });
+    const size_t aa_index = add_aa_copy(*workload, running.front()->spec);
+    std::vector<TimedVariant> variants;
+    for (size_t v = 0; v <= aa_index; ++v) variants.push_back({[call = workload->call(v)] { call.fn(call.arg); }, true});
     std::unique_ptr<Peer> onednn, copy, peak;
     const Peers& peers = running.front()->vs;
     double peak_flops = 0;
@@ -59,9 +97,12 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
     if (peers.copy) copy = make_copy_peer(workload->input_bytes());
     if (peers.peak) peak = make_fma_peak_peer(running.front()->spec.isa, workload->threads(), peak_flops);
     for (Peer* peer : {onednn.get(), copy.get(), peak.get()})
-        if (peer) variants.push_back([peer] { peer->run(); });
-    const auto stats = measure_interleaved(variants, running.front()->max_ms_per_prb);
-    size_t peer_index = running.size();
+        if (peer) variants.push_back({[peer] { peer->run(); }, false});
+    PairedOptions options;
+    options.budget_ms = running.front()->max_ms_per_prb;
+    const PairedRun run = measure_paired(variants, options);
+    const auto& stats = run.stats;
+    size_t peer_index = aa_index + 1;
     const PerfStats* onednn_stats = onednn ? &stats[peer_index++] : nullptr;
     const PerfStats* copy_stats = copy ? &stats[peer_index++] : nullptr;
     const PerfStats* peak_stats = peak ? &stats[peer_index++] : nullptr;
@@ -77,6 +118,8 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
         line.flops = workload->flops();
         line.bytes = workload->bytes();
         line.frame_ratio = stats[v].min_ms / stats[0].min_ms;
+        if (v) line.frame_cost = stats[v].to_reference;
+        line.aa = stats[aa_index].to_reference;
         nlohmann::json measures = {{"min_ms", stats[v].min_ms}, {"avg_ms", stats[v].avg_ms},
                                    {"rounds", stats[v].rounds}, {"calls_per_sample", stats[v].calls_per_sample},
                                    {"flops", line.flops},       {"bytes", line.bytes},
@@ -97,6 +140,7 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
             measures["vs_peak"] = *line.vs_peak;
             measures["peak_gflops"] = peak_flops / peak_stats->min_ms / 1e6;
         }
+        add_paired_measures(measures, run, v, aa_index, jit::to_string(running.front()->spec.frame), options);
         record(*running[v], report::State::passed, "", ms / running.size(), {{"perf", measures}}, &line);
     }
 }

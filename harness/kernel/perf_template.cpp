@@ -2,6 +2,7 @@
 
 #include "usage_error.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -12,11 +13,12 @@ namespace {
 
 const char* default_template =
     "perf,%kernel%,%alg%,%isa%,%frame%,%problem%,min:%-time%ms,avg:%0time%ms,%-Gflops%GFLOP/s,%-GBps%GB/s,"
-    "frame-ratio:%frame-ratio%,vs-onednn:%vs-onednn%,vs-copy:%vs-copy%,vs-peak:%vs-peak%";
+    "frame-ratio:%frame-ratio%,frame-cost:%frame-cost%%frame-ci%,aa:%aa%%aa-ci%,vs-onednn:%vs-onednn%,vs-copy:%vs-copy%,vs-peak:%vs-peak%";
 const char* csv_columns = "kernel,alg,isa,frame,threads,problem,min_ms,avg_ms,gflops_min,gflops_avg,gbps_min,gbps_avg,"
-                          "frame_ratio,vs_onednn,vs_copy,vs_peak,rounds";
+                          "frame_ratio,vs_onednn,vs_copy,vs_peak,rounds,frame_cost,frame_lo,frame_hi,aa,aa_lo,aa_hi,pairs";
 const char* csv_template = "%kernel%,%alg%,%isa%,%frame%,%threads%,%problem%,%-time%,%0time%,%-Gflops%,%0Gflops%,"
-                           "%-GBps%,%0GBps%,%frame-ratio%,%vs-onednn%,%vs-copy%,%vs-peak%,%rounds%";
+                           "%-GBps%,%0GBps%,%frame-ratio%,%vs-onednn%,%vs-copy%,%vs-peak%,%rounds%,"
+                           "%frame-cost%,%frame-lo%,%frame-hi%,%aa%,%aa-lo%,%aa-hi%,%pairs%";
 
 std::string number(double value, const char* format = "%.4g") {
     char buffer[64];
@@ -25,6 +27,17 @@ std::string number(double value, const char* format = "%.4g") {
 }
 
 std::string optional_number(const std::optional<double>& value) { return value ? number(*value, "%.4f") : "n/a"; }
+
+// The tokens of a paired ratio: its median, "[lo;hi]", lo and hi ("n/a" for
+// an end the pairs were too few to give).
+void add_interval_tokens(std::map<std::string, std::string>& tokens, const std::string& name,
+                         const std::string& prefix, const std::optional<report::MedianInterval>& m) {
+    const auto end = [&](double v) { return m ? optional_number(std::isfinite(v) ? std::optional(v) : std::nullopt) : "n/a"; };
+    tokens[name] = m ? optional_number(m->median) : "n/a";
+    tokens[prefix + "-lo"] = end(m ? m->lo : NAN);
+    tokens[prefix + "-hi"] = end(m ? m->hi : NAN);
+    tokens[prefix + "-ci"] = m ? "[" + tokens[prefix + "-lo"] + ";" + tokens[prefix + "-hi"] + "]" : "";
+}
 
 }  // namespace
 
@@ -41,7 +54,7 @@ std::string csv_perf_header() { return csv_columns; }
 std::string format_perf_line(const std::string& perf_template, const PerfLine& line) {
     const KernelCase& c = *line.c;
     const double min_s = line.stats.min_ms / 1e3, avg_s = line.stats.avg_ms / 1e3;
-    const std::map<std::string, std::string> tokens = {
+    std::map<std::string, std::string> tokens = {
         {"prb", repro(c)},
         {"kernel", c.spec.kernel},
         {"alg", c.spec.alg},
@@ -62,7 +75,10 @@ std::string format_perf_line(const std::string& perf_template, const PerfLine& l
         {"vs-copy", optional_number(line.vs_copy)},
         {"vs-peak", optional_number(line.vs_peak)},
         {"rounds", std::to_string(line.stats.rounds)},
+        {"pairs", line.aa ? std::to_string(line.aa->n) : "n/a"},
     };
+    add_interval_tokens(tokens, "frame-cost", "frame", line.frame_cost);
+    add_interval_tokens(tokens, "aa", "aa", line.aa);
     std::string out;
     for (size_t pos = 0; pos < perf_template.size();) {
         const size_t open = perf_template.find('%', pos);

@@ -7,6 +7,11 @@
 //   %vs-onednn% (oneDNN's min time over ours: > 1 means faster than oneDNN)
 //   %vs-copy% (our GB/s over a plain memcpy's of the input, same run)
 //   %vs-peak% (our GFLOP/s over the register-only FMA loop's, same run)
+//   %frame-cost% (the median of paired time ratios to the first policy, with
+//   its 95% interval: %frame-ci% "[lo;hi]", %frame-lo% %frame-hi%; n/a on the
+//   first policy's own line) %aa% %aa-ci% %aa-lo% %aa-hi% (the A/A control: the
+//   first policy's kernel at another code address over itself, the noise floor)
+//   %pairs% (pairs behind each paired ratio)
 //   %rounds%
 #include "kernel/kernel_cases.hpp"
 #include "kernel/perf_measure.hpp"
@@ -24,6 +29,8 @@ struct PerfLine {
     std::optional<double> vs_onednn;      // speed ratio
     std::optional<double> vs_copy;        // bandwidth ratio
     std::optional<double> vs_peak;        // fraction of the FMA peak
+    std::optional<report::MedianInterval> frame_cost;  // paired, vs the first policy (perf_measure.hpp)
+    std::optional<report::MedianInterval> aa;          // the A/A control of the group
 };
 
 // "default" and "csv" name built-in templates; anything else is a template.

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <string>
 
 namespace benchfp::jit {
 
@@ -10,7 +11,15 @@ using namespace Xbyak::util;
 namespace {
 constexpr size_t max_code_size = 64 * 1024;
 std::atomic<CodeObserver> code_observer{nullptr};
+thread_local size_t entry_padding = 0;
 }
+
+ScopedEntryPadding::ScopedEntryPadding(size_t bytes) : previous_(entry_padding) {
+    if (bytes >= max_code_size / 2) throw std::invalid_argument("entry padding of " + std::to_string(bytes) + " bytes");
+    entry_padding = bytes;
+}
+
+ScopedEntryPadding::~ScopedEntryPadding() { entry_padding = previous_; }
 
 Generator::Generator(std::string name, Isa isa, FramePolicy policy)
     : Xbyak::CodeGenerator(max_code_size, Xbyak::DontSetProtectRWE),  // RW while emitting, RX after
@@ -28,7 +37,7 @@ void Generator::emit_prologue() {
 }
 
 void Generator::emit_epilogue() {
-    layout_.epilogue_begin = getSize();
+    layout_.epilogue_begin = getSize() - padding_;
     if (isa_ >= Isa::avx2) vzeroupper();  // no AVX-SSE transition penalty in the caller
     if (pool_.spill_bytes()) add(rsp, static_cast<uint32_t>(pool_.spill_bytes()));
     const auto saved = pool_.callee_saved_taken();
@@ -42,7 +51,7 @@ void Generator::store(const GprValue& value, const Xbyak::Reg64& from) {
 }
 
 void Generator::setup_done() {
-    layout_.prologue_end = getSize();
+    layout_.prologue_end = getSize() - padding_;
     setup_marked_ = true;
 #ifdef BENCHFP_INJECT_RBP_WRITE
     // The gate's end-to-end check only (-DBENCHFP_INJECT_RBP_WRITE=ON): a frame
@@ -55,6 +64,8 @@ void Generator::build() {
     if (layout_.begin) throw std::logic_error("kernel " + name_ + " built twice");
     if (policy_ != FramePolicy::clobber && pool_.rbp_taken())
         throw std::logic_error("kernel " + name_ + ": rbp handed out under " + to_string(policy_));
+    padding_ = entry_padding;
+    for (size_t i = 0; i < padding_; ++i) db(0xCC);  // int3: never executed, traps if it were
     emit_prologue();
     generate_body();
     if (!setup_marked_) throw std::logic_error("kernel " + name_ + " never called setup_done()");
@@ -63,8 +74,8 @@ void Generator::build() {
     ready();             // all labels resolved
     setProtectModeRE();  // W^X: the pages go from RW to RX, never RWX
     layout_.name = name_;
-    layout_.begin = reinterpret_cast<uintptr_t>(getCode());
-    layout_.size = getSize();
+    layout_.begin = reinterpret_cast<uintptr_t>(getCode()) + padding_;
+    layout_.size = getSize() - padding_;
     if (verify_on_build()) {
         verification_ = verify(layout_, policy_);
         if (!verification_->passed()) throw VerifyError(verification_->failure);

@@ -22,6 +22,22 @@
 
 namespace benchfp::jit {
 
+// While alive, every kernel built on this thread starts `bytes` into its code
+// buffer, behind int3 filler: the same instructions at another address and
+// another alignment within cache lines and fetch blocks. Perf mode's A/A
+// control times such a copy against the original, which shows the noise
+// floor that code placement alone puts on a ratio. Restores the previous value.
+class ScopedEntryPadding {
+public:
+    explicit ScopedEntryPadding(size_t bytes);
+    ~ScopedEntryPadding();
+    ScopedEntryPadding(const ScopedEntryPadding&) = delete;
+    ScopedEntryPadding& operator=(const ScopedEntryPadding&) = delete;
+
+private:
+    size_t previous_;
+};
+
 // Every kernel has this signature: one pointer to its argument block.
 using KernelFn = void (*)(const void* args);
 
@@ -71,6 +87,7 @@ private:
     GprPool pool_;
     CodeRegionInfo layout_;
     bool setup_marked_ = false;
+    size_t padding_ = 0;  // filler bytes before the entry (ScopedEntryPadding)
     std::optional<Verification> verification_;
 };
 

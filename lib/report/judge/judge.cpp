@@ -18,6 +18,7 @@ const char* to_string(RowVerdict v) {
     case RowVerdict::missing: return "missing";
     case RowVerdict::invalid: return "invalid";
     case RowVerdict::over_limit: return "over limit";
+    case RowVerdict::unresolved: return "unresolved";
     }
     return "?";
 }
@@ -61,9 +62,30 @@ const typename Map::mapped_type* find_in(const Map& map, const std::string& key)
     return it == map.end() ? nullptr : &it->second;
 }
 
-// A value judged against its baseline and, when it has one, an absolute limit.
+// A value against its absolute limit. One measured with a 95% interval meets
+// the limit when the whole interval is within it, exceeds it when the whole
+// interval is over it (lo > limit: the excess is shown, not merely possible),
+// and is unresolved in between: the run was too noisy or too short to tell,
+// which is said and never passed off as either (benchdnn's and nanosoldier's
+// convention: a verdict only where the measurement supports one). A
+// regression against the baseline stays one.
+void judge_limit(Row& row, double current, const Interval* interval) {
+    const std::string text =
+        interval ? "95% interval [" + fixed(interval->lo, 4) + ", " + fixed(interval->hi, 4) + "] " : "";
+    if (interval ? interval->lo > row.limit : !(current <= row.limit)) {
+        row.over_limit = true;
+        if (row.verdict != RowVerdict::regression) row.verdict = RowVerdict::over_limit;
+        row.note = text + "over the limit " + fixed(row.limit);
+    } else if (interval && interval->hi > row.limit && row.verdict != RowVerdict::regression) {
+        row.verdict = RowVerdict::unresolved;
+        row.note = text + "straddles the limit " + fixed(row.limit);
+    }
+}
+
+// A value judged against its baseline and, when it has one, an absolute limit
+// (with the value's interval when it has one).
 Row judged(const std::string& id, const std::string& kind, const double* current, const double* baseline,
-           double tolerance, double limit) {
+           double tolerance, double limit, const Interval* interval = nullptr) {
     Row row{id, kind, current ? *current : NAN, baseline ? *baseline : NAN, NAN, tolerance, limit, RowVerdict::invariant, false, ""};
     if (!current) {
         row.verdict = RowVerdict::missing;
@@ -77,11 +99,8 @@ Row judged(const std::string& id, const std::string& kind, const double* current
         row.verdict = std::isfinite(*current) ? RowVerdict::added : RowVerdict::invalid;
         row.note = "no baseline";
     }
-    if (limit > 0 && row.verdict != RowVerdict::invalid && !(*current <= limit)) {
-        row.over_limit = true;
-        if (row.verdict != RowVerdict::regression) row.verdict = RowVerdict::over_limit;
-        row.note = "over the limit " + fixed(limit);
-    }
+    if (interval) row.lo = interval->lo, row.hi = interval->hi;
+    if (limit > 0 && row.verdict != RowVerdict::invalid) judge_limit(row, *current, interval);
     return row;
 }
 
@@ -144,7 +163,8 @@ void judge_ratios(Judgement& j, const RunResults& current, const RunResults& bas
     for (const std::string& id : keys_of(current.ratios, baseline.ratios)) {
         const RatioRule* rule = rule_of(t, id);
         j.rows.push_back(judged(id, "ratio", find_in(current.ratios, id), find_in(baseline.ratios, id),
-                                rule && rule->tolerance > 0 ? rule->tolerance : t.ratio, rule ? rule->limit : 0));
+                                rule && rule->tolerance > 0 ? rule->tolerance : t.ratio, rule ? rule->limit : 0,
+                                find_in(current.ratio_intervals, id)));
         if (reported_only(t, id.substr(0, id.find(": "))))
             report_without_verdict(j.rows.back(), "reported, not judged (results/tolerances.json: reported_only)");
     }

@@ -16,6 +16,7 @@
 // for lack of a baseline, never green for a value a limit needs that is missing.
 #include "report/judge/model.hpp"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,11 @@ namespace benchfp::report {
 // The verdict on one row of a judgement (perf::Verdict is a sample's chain).
 // over_limit: the value itself is over its absolute limit, whatever its
 // baseline says (a row both over its limit and worse than its baseline beyond
-// tolerance is a regression with Row::over_limit set).
-enum class RowVerdict { regression, improvement, invariant, not_judged, added, missing, invalid, over_limit };
+// tolerance is a regression with Row::over_limit set); for a value with a 95%
+// interval, the whole interval is over it.
+// unresolved: a ratio whose 95% interval straddles its absolute limit: the run
+// shows neither that it is within nor that it is over (reported, not failed).
+enum class RowVerdict { regression, improvement, invariant, not_judged, added, missing, invalid, over_limit, unresolved };
 const char* to_string(RowVerdict v);
 
 struct Row {
@@ -38,6 +42,7 @@ struct Row {
     std::string note;
     bool fails() const;       // regression, over_limit, missing or invalid
     bool baseline_over_limit() const { return limit > 0 && baseline > limit; }
+    double lo = NAN, hi = NAN;  // the current value's 95% interval, where it has one
 };
 
 struct Judgement {

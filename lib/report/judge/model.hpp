@@ -5,10 +5,16 @@
 #include "report/machine.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace benchfp::report {
+
+// A paired ratio's 95% interval (judge/stats.hpp: median_interval).
+struct Interval {
+    double lo = 0, hi = 0;
+};
 
 struct Measurement {
     double min_ns = 0;                 // per iteration, minimum over repetitions
@@ -17,6 +23,16 @@ struct Measurement {
     // Time ratios to another variant of the group measured in pairs of chunks
     // (counter ratio_to_<variant>), one per repetition: by that variant.
     std::map<std::string, std::vector<double>> paired_ratios;
+    // The 95% interval of each such ratio, where the run gave one (benchfp
+    // kernel --mode=perf does), beside paired_ratios: by that variant.
+    std::map<std::string, std::vector<Interval>> paired_intervals;
+};
+
+// The A/A control of a kernel perf group: the reference kernel at another
+// code address over itself, paired: the noise floor beside its frame costs.
+struct Control {
+    double ratio = 0;
+    std::optional<Interval> interval;
 };
 
 // One run's results, or a stored baseline (the same model).
@@ -30,6 +46,8 @@ struct RunResults {
     nlohmann::json build = nlohmann::json::object();
     std::map<std::string, Measurement> benchmarks;   // "alloc/structs/compiled_out"
     std::map<std::string, double> ratios;            // in-run ratios, by id
+    std::map<std::string, Interval> ratio_intervals; // 95% intervals of in-run ratios that have one, by id
+    std::map<std::string, Control> controls;         // A/A controls, by group
     std::map<std::string, double> instructions;      // per operation, by id (callgrind)
 };
 
@@ -37,7 +55,10 @@ struct RunResults {
 // for every group that has both; limit: the largest value that passes.
 struct RatioRule {
     std::string name, numerator, denominator;
-    double limit = 0;  // 0: no absolute limit
+    // 0: no absolute limit. A ratio with an interval fails only when the whole
+    // interval is over the limit (lo > limit: shown to exceed it); one whose
+    // interval straddles the limit is unresolved (reported, not failed).
+    double limit = 0;
     std::vector<std::string> groups;  // empty: every group
     double tolerance = 0;             // against the stored ratio; 0: Tolerances::ratio
 };

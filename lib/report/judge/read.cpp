@@ -115,9 +115,19 @@ RunResults google_benchmark_results(const In& doc) {
     return r;
 }
 
+// A paired ratio's interval: "lo" and "hi" (absent when the pairs were too few).
+std::optional<Interval> interval_of(const In& paired) {
+    if (!paired.has("lo") && !paired.has("hi")) return std::nullopt;
+    Interval i{paired.number("lo", ranges::ratio), paired.number("hi", ranges::ratio)};
+    if (!(i.lo <= i.hi)) paired.at("lo").fail("above hi (" + fixed(i.hi) + ")");
+    return i;
+}
+
 // benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
 // per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>", with
-// its minimum time per call; a case's frame policies are its group's variants.
+// its minimum time per call; a case's frame policies are its group's variants,
+// paired with the first policy ("paired": median ratio and interval), and the
+// group's A/A control ("aa").
 RunResults benchfp_results(const In& doc) {
     if (const std::string problem = results_schema_problem(doc.json()); !problem.empty()) doc.fail(problem);
     RunResults r;
@@ -130,8 +140,17 @@ RunResults benchfp_results(const In& doc) {
         const In spec = c.at("spec");
         std::string name = "kernel";
         for (const char* key : {"kernel", "alg", "isa", "problem", "frame"}) name.append("/").append(spec.string(key));
-        const double ms = c.at("perf").number("min_ms", {ranges::time_ns.lo * 1e-6, ranges::time_ns.hi * 1e-6});
-        add_time(r.benchmarks[name], ms * 1e6, 1);
+        const In perf = c.at("perf");
+        const double ms = perf.number("min_ms", {ranges::time_ns.lo * 1e-6, ranges::time_ns.hi * 1e-6});
+        Measurement& m = r.benchmarks[name];
+        add_time(m, ms * 1e6, 1);
+        if (const auto paired = perf.find("paired")) {
+            const std::string reference = paired->string("reference");
+            m.paired_ratios[reference].push_back(paired->number("ratio", ranges::ratio));
+            if (const auto interval = interval_of(*paired)) m.paired_intervals[reference].push_back(*interval);
+        }
+        if (const auto aa = perf.find("aa"))
+            r.controls[split_benchmark_name(name).first] = {aa->number("ratio", ranges::ratio), interval_of(*aa)};
     }
     if (r.benchmarks.empty())
         doc.fail("no passed perf case in the file (benchfp kernel --mode=perf --json=FILE writes them)");
@@ -175,7 +194,12 @@ RunResults merge_runs(const std::vector<RunResults>& runs) {
                 auto& all = it->second.paired_ratios[reference];
                 all.insert(all.end(), ratios.begin(), ratios.end());
             }
+            for (const auto& [reference, intervals] : m.paired_intervals) {
+                auto& all = it->second.paired_intervals[reference];
+                all.insert(all.end(), intervals.begin(), intervals.end());
+            }
         }
+        merged.controls.insert(r.controls.begin(), r.controls.end());
     }
     return merged;
 }

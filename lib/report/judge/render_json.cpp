@@ -38,6 +38,8 @@ nlohmann::json machine_json(const MachineJudgement& m) {
                         {"ratio", number_or_null(r.ratio)},
                         {"tolerance", r.tolerance},
                         {"limit", r.limit},
+                        {"lo", number_or_null(r.lo)},
+                        {"hi", number_or_null(r.hi)},
                         {"verdict", to_string(r.verdict)},
                         {"note", r.note}});
     std::set<std::string> groups;

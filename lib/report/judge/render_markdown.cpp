@@ -40,6 +40,7 @@ const char* mark(const Row& r) {
     case RowVerdict::invalid: return " :x:";
     case RowVerdict::over_limit: return " :no_entry:";
     case RowVerdict::improvement: return " :white_check_mark:";
+    case RowVerdict::unresolved: return " :warning: unresolved";
     default: return "";
     }
 }
@@ -50,6 +51,7 @@ std::string cell(const Row& r) {
     if (r.verdict == RowVerdict::added) return "new (" + fixed(r.current) + ")";
     std::string text = fixed(r.ratio) + " (" + fixed(100 * r.tolerance, 0) + "%)" + mark(r);
     if (r.verdict == RowVerdict::not_judged) text += " (not judged)";
+    if (!r.note.empty() && r.verdict == RowVerdict::unresolved) text += " " + r.note;
     return text;
 }
 
@@ -114,20 +116,33 @@ void ratio_table(std::ostringstream& md, const Judgement& j) {
 
 // What each frame policy costs each kernel, measured side by side in this run
 // (benchfp kernel --mode=perf): every such ratio, significant or not, since the
-// frame cost is what the harness exists to show.
+// frame cost is what the harness exists to show; with its 95% interval and the
+// group's A/A control (the noise floor) where the run paired them.
+std::string with_interval(const std::string& value, const Interval* interval) {
+    if (!interval) return value;
+    return value + " [" + fixed(interval->lo, 4) + ", " + fixed(interval->hi, 4) + "]";
+}
+
 void frame_cost_table(std::ostringstream& md, const RunResults& current) {
-    std::map<std::string, std::map<std::string, double>> by_problem;  // group -> rule -> ratio
+    std::map<std::string, std::map<std::string, std::string>> by_problem;  // group -> column -> cell
     for (const auto& [id, ratio] : current.ratios)
         for (const char* rule : {"frame / clobber", "preserve / clobber"})
-            if (id.ends_with(std::string(": ") + rule)) by_problem[id.substr(0, id.size() - std::strlen(rule) - 2)][rule] = ratio;
+            if (id.ends_with(std::string(": ") + rule)) {
+                const auto interval = current.ratio_intervals.find(id);
+                by_problem[id.substr(0, id.size() - std::strlen(rule) - 2)][rule] = with_interval(
+                    fixed(ratio, 4), interval == current.ratio_intervals.end() ? nullptr : &interval->second);
+            }
     if (by_problem.empty()) return;
-    md << "\n#### Frame cost (time over clobber's, same run, same buffers)\n\n"
-       << "| kernel / alg / ISA / problem | frame / clobber | preserve / clobber |\n|----|----|----|\n";
+    for (auto& [group, cells] : by_problem)
+        if (const auto aa = current.controls.find(group); aa != current.controls.end())
+            cells["A/A"] = with_interval(fixed(aa->second.ratio, 4), aa->second.interval ? &*aa->second.interval : nullptr);
+    md << "\n#### Frame cost (time over clobber's, same run, same buffers; median of paired ratios [95% interval])\n\n"
+       << "| kernel / alg / ISA / problem | frame / clobber | preserve / clobber | A/A (noise floor) |\n|----|----|----|----|\n";
     for (const auto& entry : by_problem) {
-        const std::string& group = entry.first;
-        const std::map<std::string, double>& rules = entry.second;  // not a structured binding: lambdas capture it
-        auto value = [&](const char* rule) { return rules.count(rule) ? fixed(rules.at(rule)) : std::string("-"); };
-        md << "| `" << group << "` | " << value("frame / clobber") << " | " << value("preserve / clobber") << " |\n";
+        const std::map<std::string, std::string>& cells = entry.second;  // not a structured binding: lambdas capture it
+        auto value = [&](const char* column) { return cells.count(column) ? cells.at(column) : std::string("-"); };
+        md << "| `" << entry.first << "` | " << value("frame / clobber") << " | " << value("preserve / clobber") << " | "
+           << value("A/A") << " |\n";
     }
 }
 

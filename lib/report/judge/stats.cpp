@@ -22,6 +22,37 @@ double median(std::vector<double> values) {
     return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+double MedianInterval::half_width() const {
+    if (!(lo <= median && median <= hi) || median <= 0) return INFINITY;
+    return std::max(hi - median, median - lo) / median;
+}
+
+namespace {
+
+// P(Binomial(n, 1/2) = i), in logs so that n in the millions stays finite.
+double binomial_half(size_t n, size_t i) {
+    return std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) - n * std::log(2.0));
+}
+
+}  // namespace
+
+MedianInterval median_interval(std::vector<double> values, double confidence) {
+    MedianInterval out;
+    out.n = values.size();
+    out.median = median(values);
+    std::sort(values.begin(), values.end());
+    const double tail = (1 - confidence) / 2;
+    // The rank k (1-based) of the lower end: the largest with P(B < k) <= tail.
+    // below = P(B < k + 1) grows with k: walk up while the next rank still fits.
+    size_t k = 0;
+    double below = binomial_half(out.n, 0);
+    while (k < out.n / 2 && below <= tail) below += binomial_half(out.n, ++k);
+    if (k == 0) return out;  // too few values for this confidence
+    out.lo = values[k - 1];
+    out.hi = values[out.n - k];
+    return out;
+}
+
 std::pair<std::string, std::string> split_benchmark_name(const std::string& name) {
     const size_t slash = name.rfind('/');
     if (slash == std::string::npos) return {name, ""};
@@ -45,6 +76,16 @@ double paired_ratio(const RunResults& r, const std::string& group, const std::st
     return NAN;
 }
 
+// The interval of a rule's ratio, where the numerator was paired directly with
+// the denominator in one run (a chain or a merge of runs has none).
+void add_interval(RunResults& r, const std::string& group, const RatioRule& rule) {
+    const auto it = r.benchmarks.find(group + "/" + rule.numerator);
+    if (it == r.benchmarks.end()) return;
+    const auto intervals = it->second.paired_intervals.find(rule.denominator);
+    if (intervals != it->second.paired_intervals.end() && intervals->second.size() == 1)
+        r.ratio_intervals[group + ": " + rule.name] = intervals->second.front();
+}
+
 }  // namespace
 
 void compute_ratios(RunResults& r, const Tolerances& t) {
@@ -57,6 +98,7 @@ void compute_ratios(RunResults& r, const Tolerances& t) {
             const auto num = r.benchmarks.find(group + "/" + rule.numerator);
             const auto den = r.benchmarks.find(group + "/" + rule.denominator);
             if (num == r.benchmarks.end() || den == r.benchmarks.end()) continue;
+            add_interval(r, group, rule);
             double ratio = paired_ratio(r, group, rule.numerator, rule.denominator);
             if (std::isnan(ratio)) ratio = 1 / paired_ratio(r, group, rule.denominator, rule.numerator);
             if (std::isnan(ratio)) ratio = num->second.min_ns / den->second.min_ns;

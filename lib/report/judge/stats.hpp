@@ -3,6 +3,8 @@
 // the tolerance rules ask for.
 #include "report/judge/model.hpp"
 
+#include <cmath>
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,11 +15,28 @@ namespace benchfp::report {
 std::string fixed(double v, int digits = 3);
 // The middle value (the mean of the two middle ones for an even count); NaN for none.
 double median(std::vector<double> values);
+
+// The median of paired ratios with a distribution-free confidence interval:
+// the order-statistic (sign-test) interval [x_(k), x_(n+1-k)] of the sorted
+// values, k the largest rank with P(Binomial(n, 1/2) < k) <= (1 - confidence) / 2.
+// It holds for any continuous distribution of the ratios (no normality, no
+// resampling, so the same input always gives the same interval); its coverage
+// is at least `confidence`. Below 6 values no 95% interval exists: lo and hi
+// are NaN (unresolved).
+struct MedianInterval {
+    double median = NAN, lo = NAN, hi = NAN;
+    size_t n = 0;
+    // The larger distance from the median to an end, relative to the median
+    // (0.002: the ratio is known to 0.2%); infinity when there is no interval.
+    double half_width() const;
+};
+MedianInterval median_interval(std::vector<double> values, double confidence = 0.95);
 // "alloc/structs/off" -> group "alloc/structs", variant "off".
 std::pair<std::string, std::string> split_benchmark_name(const std::string& name);
 // Adds the in-run ratios of the rules to results.ratios: from the medians of
 // paired measurements where the suite made them (directly, inverted, or
-// through a chain of pairings), else the ratio of the minimum times.
+// through a chain of pairings), else the ratio of the minimum times; and the
+// interval of each that was paired directly in one run (ratio_intervals).
 void compute_ratios(RunResults& results, const Tolerances& tolerances);
 
 }  // namespace benchfp::report

@@ -1,0 +1,172 @@
+// Perf mode's paired measurement on synthetic timings (no clock: every figure
+// here is deterministic), the order-statistic interval behind it, and how the
+// judge turns an interval into a verdict against a limit.
+#include "kernel/perf_measure.hpp"
+#include "report/judge.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <random>
+
+using namespace benchfp;
+using harness::measure_paired;
+using harness::PairedOptions;
+using report::median_interval;
+
+namespace {
+
+// Chunk times of a machine whose speed drifts by up to 8% over tens of chunks
+// (a shared, loaded host) with +-0.3% jitter per chunk; variant v's calls take
+// `factor[v]` times the reference's. Seeded: the same run every time.
+struct SyntheticMachine {
+    std::vector<double> factor;
+    double jitter = 0.003, wander = 0.08;
+    std::mt19937 rng{42};
+    std::vector<size_t> order;  // the variants in the order they were timed
+    double operator()(size_t v, long calls) {
+        order.push_back(v);
+        std::uniform_real_distribution<double> u(-1, 1);
+        const double drift = std::sin(0.05 * order.size());
+        const double load = 1 + wander * drift * drift;
+        return calls * 0.1 * factor[v] * load * (1 + jitter * u(rng));
+    }
+};
+
+}  // namespace
+
+TEST(MedianInterval, OrderStatisticRanks) {
+    EXPECT_TRUE(std::isnan(median_interval({1, 2, 3, 4, 5}).lo));  // 5 values: no 95% interval
+    EXPECT_EQ(median_interval({1, 2, 3, 4, 5}).half_width(), INFINITY);
+    const auto six = median_interval({6, 1, 5, 2, 4, 3});  // P(B = 0) = 1/64 <= 2.5%: the extremes
+    EXPECT_EQ(six.lo, 1);
+    EXPECT_EQ(six.hi, 6);
+    EXPECT_EQ(six.median, 3.5);
+    std::vector<double> hundred(100);
+    std::iota(hundred.begin(), hundred.end(), 1.0);
+    std::shuffle(hundred.begin(), hundred.end(), std::mt19937(7));
+    const auto m = median_interval(hundred);  // the tables' ranks for n = 100: 40 and 61
+    EXPECT_EQ(m.lo, 40);
+    EXPECT_EQ(m.hi, 61);
+    EXPECT_EQ(m.n, 100u);
+    EXPECT_NEAR(m.half_width(), 10.5 / 50.5, 1e-12);
+}
+
+TEST(PairedMeasurement, KnownOnePercentSlowdownComesOutAs1_01) {
+    SyntheticMachine machine{{1.0, 1.01, 1.0}};
+    PairedOptions options;
+    options.budget_ms = 1e5;
+    const auto run = measure_paired({true, true, true}, std::ref(machine), options);
+    const report::MedianInterval& slow = run.stats[1].to_reference;
+    const report::MedianInterval& aa = run.stats[2].to_reference;
+    EXPECT_TRUE(run.target_met);
+    EXPECT_LE(slow.half_width(), 0.002);
+    EXPECT_LE(slow.lo, 1.01);
+    EXPECT_GE(slow.hi, 1.01);
+    EXPECT_NEAR(slow.median, 1.01, 0.002);
+    EXPECT_LE(aa.lo, 1.0);  // A/A: the same code, so the interval holds 1
+    EXPECT_GE(aa.hi, 1.0);
+    EXPECT_EQ(run.stats[0].to_reference.n, 0u);  // the reference has no ratio to itself
+}
+
+TEST(PairedMeasurement, PairsAlternateAbba) {
+    SyntheticMachine machine{{1.0, 1.0, 1.0}};
+    PairedOptions options;
+    options.budget_ms = 0;  // min_pairs rounds only
+    options.min_pairs = 8;
+    const auto run = measure_paired({true, true, true}, std::ref(machine), options);
+    EXPECT_EQ(run.pairs, 8u);
+    // Warm-up: one call of each, then one chunk of each; then the rounds.
+    const std::vector<size_t> rounds(machine.order.begin() + 6, machine.order.end());
+    ASSERT_EQ(rounds.size(), 8u * 4);
+    const std::vector<size_t> even = {1, 0, 2, 0}, odd = {0, 2, 0, 1};  // variant first, then reference first
+    for (size_t r = 0; r < 8; ++r)
+        EXPECT_EQ(std::vector<size_t>(rounds.begin() + 4 * r, rounds.begin() + 4 * r + 4), r % 2 ? odd : even) << r;
+}
+
+TEST(PairedMeasurement, SameWorkVariantsTimeTheReferencesCallCount) {
+    SyntheticMachine machine{{1.0, 1.0, 3.0}};
+    PairedOptions options;
+    options.budget_ms = 0;
+    const auto run = measure_paired({true, true, false}, std::ref(machine), options);
+    EXPECT_EQ(run.stats[1].calls_per_sample, run.stats[0].calls_per_sample);
+    EXPECT_LT(run.stats[2].calls_per_sample, run.stats[0].calls_per_sample);  // a slower peer: fewer calls
+    EXPECT_NEAR(run.stats[2].to_reference.median, 3.0, 0.1);                  // still per call
+}
+
+TEST(PairedMeasurement, BudgetSpentReportsTheWidthReachedNotTheTarget) {
+    SyntheticMachine machine{{1.0, 1.0}};
+    machine.jitter = 0.05;
+    PairedOptions options;
+    options.budget_ms = 30;
+    const auto run = measure_paired({true, true}, std::ref(machine), options);
+    EXPECT_FALSE(run.target_met);
+    EXPECT_GT(run.stats[1].to_reference.half_width(), options.target_half_width);
+    EXPECT_GE(run.timed_ms, 30);
+    EXPECT_LT(run.timed_ms, 60);
+}
+
+namespace {
+
+report::RunResults with_frame_ratio(double ratio, report::Interval interval) {
+    report::RunResults r;
+    r.fingerprint = {"cpu", "avx512", 2};
+    r.benchmarks["kernel/k/a/avx2/64/clobber"] = {1e6, -1, 1, {}, {}};
+    r.benchmarks["kernel/k/a/avx2/64/frame"] = {1e6 * ratio, -1, 1, {{"clobber", {ratio}}}, {{"clobber", {interval}}}};
+    return r;
+}
+
+report::RowVerdict frame_verdict(double ratio, report::Interval interval) {
+    report::Tolerances t;
+    t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}}};
+    report::RunResults r = with_frame_ratio(ratio, interval);
+    report::compute_ratios(r, t);
+    const report::Judgement j = report::judge_limits_only(r, t);
+    for (const report::Row& row : j.rows)
+        if (row.kind == "ratio") return row.verdict;
+    throw std::runtime_error("no ratio row");
+}
+
+}  // namespace
+
+// The limit 1.005 against the interval: over only when the whole interval is
+// (lo > limit), unresolved when it straddles the limit, within when hi is.
+TEST(JudgeFrameCost, IntervalAgainstTheLimit) {
+    using report::RowVerdict;
+    EXPECT_EQ(frame_verdict(1.003, {1.001, 1.005}), RowVerdict::invariant);
+    EXPECT_EQ(frame_verdict(1.006, {1.0055, 1.0065}), RowVerdict::regression);
+    EXPECT_EQ(frame_verdict(1.004, {1.002, 1.007}), RowVerdict::unresolved);
+    EXPECT_EQ(frame_verdict(1.006, {1.003, 1.009}), RowVerdict::unresolved);  // the median alone is no verdict
+    report::Judgement j;
+    j.rows.push_back({"x", "ratio", 1.004, NAN, NAN, 0.3, 1.005, RowVerdict::unresolved, "", 1.002, 1.007});
+    EXPECT_FALSE(j.failed());  // unresolved is said, not failed
+}
+
+TEST(JudgeFrameCost, ReadsIntervalsAndTheAAControlAndShowsThem) {
+    const auto kase = [](const std::string& frame, const std::string& paired) {
+        return "{\"state\": \"PASSED\", \"spec\": {\"kernel\": \"eltwise\", \"alg\": \"relu\", \"isa\": \"avx2\", "
+               "\"frame\": \"" + frame + "\", \"mode\": \"perf\", \"problem\": \"1048576\"}, \"perf\": {\"min_ms\": 2" +
+               paired + ", \"aa\": {\"ratio\": 0.9995, \"lo\": 0.998, \"hi\": 1.001, \"pairs\": 40}}}";
+    };
+    const auto path = std::filesystem::temp_directory_path() / ("benchfp_pairing_" + std::to_string(getpid()) + ".json");
+    std::ofstream(path) << "{\"benchfp\": {\"schema\": \"benchfp.results/1\"}, \"host\": {\"cpu\": \"cpu\", \"isa\": "
+                           "\"avx512\", \"cores\": 2}, \"cases\": [" + kase("clobber", "") + ", " +
+                               kase("frame", ", \"paired\": {\"reference\": \"clobber\", \"ratio\": 1.0021, \"lo\": "
+                                             "1.0008, \"hi\": 1.0035, \"pairs\": 40}") + "]}";
+    report::RunResults r = report::read_run(path.string());
+    std::filesystem::remove(path);
+    report::Tolerances t;
+    t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}}};
+    report::compute_ratios(r, t);
+    const std::string id = "kernel/eltwise/relu/avx2/1048576: frame / clobber";
+    EXPECT_DOUBLE_EQ(r.ratios.at(id), 1.0021);  // the paired median, not the ratio of minimum times (1.0)
+    EXPECT_DOUBLE_EQ(r.ratio_intervals.at(id).lo, 1.0008);
+    EXPECT_DOUBLE_EQ(r.controls.at("kernel/eltwise/relu/avx2/1048576").ratio, 0.9995);
+    report::Report report;
+    report.machines.push_back({r, std::nullopt, "", report::judge_limits_only(r, t)});
+    const std::string md = report::render_markdown(report);
+    EXPECT_NE(md.find("| 1.0021 [1.0008, 1.0035] | - | 0.9995 [0.9980, 1.0010] |"), std::string::npos) << md;
+}
