@@ -63,7 +63,8 @@ TEST_P(CanariesFma, Gemm) {
 }
 
 TEST_P(CanariesFma, ConvWithSpills) {
-    const ConvArgs args{buf.a.data(), buf.b.data(), buf.c.data(), 5, 5, 3, 21, 5, 3, 3, 1, 1, 1, 1, 1, 1, 0, 5};
+    ConvArgs args{buf.a.data(), buf.b.data(), buf.c.data(), 5, 5, 3, 21, 5, 3, 3, 1, 1, 1, 1, 1, 1, 0, 5, 0, 0};
+    conv_set_interior(args);
     const auto kernel = make_conv_kernel(isa(), policy());
     EXPECT_GT(kernel->gprs().spilled(), 0);
     expect_restored(*kernel, &args);

@@ -68,11 +68,13 @@ ConvWorkload::ConvWorkload(const KernelCase& c)
 
 jit::ConvArgs ConvWorkload::args_for(size_t n, size_t oh_begin, size_t oh_end) const {
     auto i = [](size_t v) { return static_cast<int64_t>(v); };
-    return {src_.data() + n * s_.ih * s_.iw * s_.ic,
-            wei_.data(),
-            const_cast<float*>(dst_.data()) + n * s_.oh * s_.ow * s_.oc,
-            i(s_.ih), i(s_.iw), i(s_.ic), i(s_.oc), i(s_.ow), i(s_.kh), i(s_.kw), i(s_.sh), i(s_.sw), i(s_.ph),
-            i(s_.pw), i(s_.dh + 1), i(s_.dw + 1), i(oh_begin), i(oh_end)};
+    jit::ConvArgs a{src_.data() + n * s_.ih * s_.iw * s_.ic,
+                    wei_.data(),
+                    const_cast<float*>(dst_.data()) + n * s_.oh * s_.ow * s_.oc,
+                    i(s_.ih), i(s_.iw), i(s_.ic), i(s_.oc), i(s_.ow), i(s_.kh), i(s_.kw), i(s_.sh), i(s_.sw),
+                    i(s_.ph), i(s_.pw), i(s_.dh + 1), i(s_.dw + 1), i(oh_begin), i(oh_end), 0, 0};
+    jit::conv_set_interior(a);
+    return a;
 }
 
 void ConvWorkload::run(size_t variant) const {

@@ -2,6 +2,7 @@
 
 #include "jit/vector_generator.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace benchfp::jit {
@@ -10,27 +11,55 @@ using namespace Xbyak::util;
 
 bool conv_supports(Isa isa) { return isa == Isa::avx2 || isa == Isa::avx512; }
 
+void conv_set_interior(ConvArgs& a) {
+    // Column ow reads input columns ow*sw - pw + k*dw1 for k in [0, kw): all inside
+    // [0, iw) from ceil(pw / sw) to floor((iw - 1 + pw - (kw - 1) * dw1) / sw).
+    const int64_t first = (a.pw + a.sw - 1) / a.sw;
+    const int64_t reach = a.iw - 1 + a.pw - (a.kw - 1) * a.dw1;
+    const int64_t end = reach < 0 ? 0 : std::min(a.ow, reach / a.sw + 1);
+    a.ow_full_begin = std::min(first, end);
+    a.ow_full_end = end;
+}
+
 namespace {
+
+// Register blocking, as oneDNN's jit_avx2_conv / jit_avx512_common_conv block:
+// `ur` output columns x `nb` oc vectors of accumulators. Per input channel the
+// nb weight vectors are loaded once and reused by ur columns, and each input
+// value is broadcast once and feeds nb FMAs: (nb + ur) loads per nb*ur FMAs.
+// avx2 (16 registers): 6 x 2 = 12 accumulators + 2 weights + 1 broadcast.
+// avx512 (32 registers): 6 x 4 = 24 accumulators + 4 weights + 1 broadcast.
+// Both keep at least 8 FMAs independent, the 2 pipes x 4 cycles of FMA latency.
+template <typename Vmm>
+struct Blocking {
+    static constexpr int ur = 6;  // at most 6: columns are addressed from two bases (see column())
+    static constexpr int nb = VectorGenerator<Vmm>::is_avx512 ? 4 : 2;
+    static_assert(ur * nb + nb + 1 <= VectorGenerator<Vmm>::vreg_count);
+};
 
 template <typename Vmm>
 class ConvKernel final : public VectorGenerator<Vmm> {
     using Base = VectorGenerator<Vmm>;
     static constexpr int width = Base::width;
-    static constexpr int block = 4;  // oc vectors per pass: each input broadcast feeds 4 FMAs
+    static constexpr int UR = Blocking<Vmm>::ur;
+    static constexpr int NB = Blocking<Vmm>::nb;
     using Label = Xbyak::Label;
+    using Reg64 = Xbyak::Reg64;
     static constexpr auto near = Xbyak::CodeGenerator::T_NEAR;
 
 public:
     explicit ConvKernel(FramePolicy policy)
         : Base(Base::kernel_name("conv", policy), policy) {
         auto& pool = this->pool();
-        // Hot values first, in registers: the inner ic loop and the scratch.
+        // Hot values first, in registers: the inner ic loop, its strides and the scratch.
         p_src_ = pool.take_register("src tap cursor");
+        p_src3_ = pool.take_register("src tap cursor, column 3");
         p_wei_ = pool.take_register("wei tap cursor");
         ic_left_ = pool.take_register("ic left");
         t0_ = pool.take_register("scratch 0");
         t1_ = pool.take_register("scratch 1");
-        oc4_ = pool.take("oc stride (bytes)");
+        col_ = pool.take_register("column stride (bytes)");
+        oc4_ = pool.take_register("oc stride (bytes)");
         // Loop indices and the shape: registers while they last, then stack slots.
         for (auto* v : {&oh_, &ow_, &oc_off_, &kh_, &kw_, &ih_, &src_, &wei_, &dst_})
             *v = pool.take(role_of(v));
@@ -39,10 +68,11 @@ public:
 
 private:
     // The shape values, in ConvArgs order from ih.
-    static constexpr size_t shape_count = 15;
-    static constexpr const char* shape_names[shape_count] = {"ih", "iw", "ic",  "oc",  "ow",  "kh",       "kw",    "sh",
-                                                             "sw", "ph", "pw", "dh1", "dw1", "oh_begin", "oh_end"};
-    enum Shape { IH, IW, IC, OC, OW, KH, KW, SH, SW, PH, PW, DH1, DW1, OH_BEGIN, OH_END };
+    static constexpr size_t shape_count = 17;
+    static constexpr const char* shape_names[shape_count] = {
+        "ih", "iw", "ic",  "oc",  "ow",       "kh",     "kw",            "sh",         "sw",
+        "ph", "pw", "dh1", "dw1", "oh_begin", "oh_end", "ow_full_begin", "ow_full_end"};
+    enum Shape { IH, IW, IC, OC, OW, KH, KW, SH, SW, PH, PW, DH1, DW1, OH_BEGIN, OH_END, OW_FULL_BEGIN, OW_FULL_END };
     const Xbyak::Operand& shape(Shape s) const { return shape_[s].operand(); }
 
     std::string role_of(const GprValue* v) const {
@@ -57,10 +87,22 @@ private:
         return "dst";
     }
 
-    Vmm acc(int i) const { return Vmm(i); }
-    Vmm bcast() const { return Vmm(block); }
-    Vmm wtmp() const { return Vmm(block + 1); }
-    Vmm mask() const { return Vmm(block + 2); }
+    // Per pass of ur columns x nb vectors: accumulators, then weights, the broadcast, the tail mask.
+    static Vmm acc(int nb, int col, int v) { return Vmm(col * nb + v); }
+    static Vmm wvec(int ur, int nb, int v) { return Vmm(ur * nb + v); }
+    static Vmm bcast(int ur, int nb) { return Vmm(ur * nb + nb); }
+    static Vmm mask(int ur, int nb) { return Vmm(ur * nb + nb + 1); }
+
+    // Column c of a block: base + c * stride, from `base` for 0..2 and `base3` (= base + 3 * stride) for 3..5.
+    static Xbyak::RegExp column(const Reg64& base, const Reg64& base3, const Reg64& stride, int c) {
+        const Reg64& b = c < 3 ? base : base3;
+        const int k = c % 3;
+        return k == 0 ? Xbyak::RegExp(b) : b + stride * k;
+    }
+    void set_base3(const Reg64& base3, const Reg64& base, const Reg64& stride) {
+        this->lea(base3, this->ptr[base + stride * 2]);
+        this->add(base3, stride);
+    }
 
     void copy(const GprValue& to, const Xbyak::Operand& from) {  // value <- operand, through t0
         this->mov(t0_, from);
@@ -78,10 +120,54 @@ private:
         this->add(t0_, t1_);
     }
 
-    // One pass over all taps for `nv` oc vectors at oc_off; `tail`: the last vector is partial.
-    void pass(int nv, bool tail) {
-        for (int v = 0; v < nv; ++v) this->uni_zero(acc(v));
-        Label kh_loop, kh_next, kh_done, kw_loop, kw_next, kw_done, ic_loop;
+    // The ic loop of one tap: weights into registers, one broadcast per column.
+    void ic_loop(int ur, int nb, bool tail) {
+        Label loop;
+        this->mov(ic_left_, shape(IC));
+        this->L(loop);
+        for (int v = 0; v < nb; ++v) {
+            const auto w = this->ptr[p_wei_ + v * width * 4];
+            if (tail && v == nb - 1) this->load_tail(wvec(ur, nb, v), w);
+            else this->uni_load(wvec(ur, nb, v), w);
+        }
+        for (int c = 0; c < ur; ++c) {
+            this->uni_broadcast(bcast(ur, nb), this->ptr[column(p_src_, p_src3_, col_, c)]);
+            for (int v = 0; v < nb; ++v) this->vfmadd231ps(acc(nb, c, v), wvec(ur, nb, v), bcast(ur, nb));
+        }
+        this->add(p_src_, 4);
+        if (ur > 3) this->add(p_src3_, 4);
+        this->add(p_wei_, oc4_);
+        this->dec(ic_left_);
+        this->jnz(loop, near);
+    }
+
+    // p_src = src + ((ih * IW + t0) * IC) * 4, p_wei = wei + (((kh * KW + kw) * IC) * OC + oc_off) * 4.
+    void tap_pointers(int ur) {
+        this->mov(p_src_, ih_.operand());
+        this->imul(p_src_, shape(IW));
+        this->add(p_src_, t0_);
+        this->imul(p_src_, shape(IC));
+        this->shl(p_src_, 2);
+        this->add(p_src_, src_.operand());
+        if (ur > 3) set_base3(p_src3_, p_src_, col_);
+        this->mov(p_wei_, kh_.operand());
+        this->imul(p_wei_, shape(KW));
+        this->add(p_wei_, kw_.operand());
+        this->imul(p_wei_, shape(IC));
+        this->imul(p_wei_, shape(OC));
+        this->add(p_wei_, oc_off_.operand());
+        this->shl(p_wei_, 2);
+        this->add(p_wei_, wei_.operand());
+    }
+
+    // One pass over all taps for ur columns from ow x nb oc vectors at oc_off; `tail`:
+    // the last vector is partial. Rows outside the image are skipped per tap; columns
+    // too, for a single column (ur 1). A block of columns (ur > 1) must lie in
+    // [ow_full_begin, ow_full_end), where every tap is inside the image.
+    void pass(int ur, int nb, bool tail) {
+        for (int c = 0; c < ur; ++c)
+            for (int v = 0; v < nb; ++v) this->uni_zero(acc(nb, c, v));
+        Label kh_loop, kh_next, kh_done, kw_loop, kw_next, kw_done;
         set_zero(kh_);
         this->L(kh_loop);
         this->mov(t0_, kh_.operand());
@@ -99,42 +185,14 @@ private:
         this->cmp(t0_, shape(KW));
         this->jge(kw_done, near);
         coordinate(ow_, SW, PW, kw_, DW1);
-        this->cmp(t0_, 0);
-        this->jl(kw_next, near);
-        this->cmp(t0_, shape(IW));
-        this->jge(kw_next, near);
-        // p_src = src + ((ih * IW + iw) * IC) * 4
-        this->mov(p_src_, ih_.operand());
-        this->imul(p_src_, shape(IW));
-        this->add(p_src_, t0_);
-        this->imul(p_src_, shape(IC));
-        this->shl(p_src_, 2);
-        this->add(p_src_, src_.operand());
-        // p_wei = wei + (((kh * KW + kw) * IC) * OC + oc_off) * 4
-        this->mov(p_wei_, kh_.operand());
-        this->imul(p_wei_, shape(KW));
-        this->add(p_wei_, kw_.operand());
-        this->imul(p_wei_, shape(IC));
-        this->imul(p_wei_, shape(OC));
-        this->add(p_wei_, oc_off_.operand());
-        this->shl(p_wei_, 2);
-        this->add(p_wei_, wei_.operand());
-        this->mov(ic_left_, shape(IC));
-        this->L(ic_loop);
-        this->uni_broadcast(bcast(), this->ptr[p_src_]);
-        for (int v = 0; v < nv; ++v) {
-            const auto w = this->ptr[p_wei_ + v * width * 4];
-            if (tail && v == nv - 1) {
-                this->load_tail(wtmp(), w);
-                this->vfmadd231ps(acc(v), bcast(), wtmp());
-            } else {
-                this->vfmadd231ps(acc(v), bcast(), w);
-            }
+        if (ur == 1) {
+            this->cmp(t0_, 0);
+            this->jl(kw_next, near);
+            this->cmp(t0_, shape(IW));
+            this->jge(kw_next, near);
         }
-        this->add(p_src_, 4);
-        this->add(p_wei_, oc4_.operand());
-        this->dec(ic_left_);
-        this->jnz(ic_loop, near);
+        tap_pointers(ur);
+        ic_loop(ur, nb, tail);
         this->L(kw_next);
         this->inc(kw_.operand());
         this->jmp(kw_loop, near);
@@ -143,7 +201,11 @@ private:
         this->inc(kh_.operand());
         this->jmp(kh_loop, near);
         this->L(kh_done);
-        // dst + ((oh * OW + ow) * OC + oc_off) * 4
+        store(ur, nb, tail);
+    }
+
+    // dst + ((oh * OW + ow) * OC + oc_off) * 4, column c oc4 bytes further each.
+    void store(int ur, int nb, bool tail) {
         this->mov(t0_, oh_.operand());
         this->imul(t0_, shape(OW));
         this->add(t0_, ow_.operand());
@@ -151,11 +213,71 @@ private:
         this->add(t0_, oc_off_.operand());
         this->shl(t0_, 2);
         this->add(t0_, dst_.operand());
-        for (int v = 0; v < nv; ++v) {
-            const auto d = this->ptr[t0_ + v * width * 4];
-            if (tail && v == nv - 1) this->store_tail(d, acc(v));
-            else this->uni_store(d, acc(v));
-        }
+        if (ur > 3) set_base3(t1_, t0_, oc4_);
+        for (int c = 0; c < ur; ++c)
+            for (int v = 0; v < nb; ++v) {
+                const auto d = this->ptr[column(t0_, t1_, oc4_, c) + v * width * 4];
+                if (tail && v == nb - 1) this->store_tail(d, acc(nb, c, v));
+                else this->uni_store(d, acc(nb, c, v));
+            }
+    }
+
+    // All oc of ur columns from ow: NB vectors per pass, then single vectors, then the tail.
+    void oc_loop(int ur) {
+        Label loop, single, tail, done;
+        set_zero(oc_off_);
+        this->L(loop);  // t1 = oc left
+        this->mov(t1_, shape(OC));
+        this->sub(t1_, oc_off_.operand());
+        this->cmp(t1_, NB * width);
+        this->jl(single, near);
+        pass(ur, NB, false);
+        this->add(oc_off_.operand(), NB * width);
+        this->jmp(loop, near);
+        this->L(single);
+        this->cmp(t1_, width);
+        this->jl(tail, near);
+        pass(ur, 1, false);
+        this->add(oc_off_.operand(), width);
+        this->jmp(loop, near);
+        this->L(tail);
+        this->test(t1_, t1_);
+        this->jle(done, near);
+        this->prepare_tail(t1_, mask(ur, 1));
+        pass(ur, 1, true);
+        this->L(done);
+    }
+
+    // One output row: blocks of UR columns inside [ow_full_begin, ow_full_end), the last
+    // block moved left to end there (it rewrites columns already written, with the same
+    // values), and single columns where the taps reach into the padding.
+    void row() {
+        Label loop, single, block, next, done;
+        set_zero(ow_);
+        this->L(loop);
+        this->mov(t0_, ow_.operand());
+        this->cmp(t0_, shape(OW));
+        this->jge(done, near);
+        this->cmp(t0_, shape(OW_FULL_BEGIN));
+        this->jl(single, near);
+        this->mov(t1_, shape(OW_FULL_END));
+        this->cmp(t0_, t1_);
+        this->jge(single, near);
+        this->sub(t1_, UR);  // the last start of a full block
+        this->cmp(t1_, shape(OW_FULL_BEGIN));
+        this->jl(single, near);  // the full columns are fewer than a block
+        this->cmp(t0_, t1_);
+        this->jle(block, near);
+        this->mov(ow_.operand(), t1_);
+        this->L(block);
+        oc_loop(UR);
+        this->add(ow_.operand(), UR);
+        this->jmp(loop, near);
+        this->L(single);
+        oc_loop(1);
+        this->inc(ow_.operand());
+        this->jmp(loop, near);
+        this->L(done);
     }
 
     void generate_body() override {
@@ -167,56 +289,30 @@ private:
         this->mov(t0_, this->ptr[p + offsetof(ConvArgs, dst)]);
         this->mov(dst_.operand(), t0_);
         for (size_t i = 0; i < shape_count; ++i) copy(shape_[i], this->ptr[p + offsetof(ConvArgs, ih) + 8 * i]);
-        this->mov(t0_, shape(OC));
-        this->shl(t0_, 2);
-        this->mov(oc4_.operand(), t0_);
+        this->mov(oc4_, shape(OC));
+        this->shl(oc4_, 2);
+        this->mov(col_, shape(SW));
+        this->imul(col_, shape(IC));
+        this->shl(col_, 2);
         // The first register handed out (rbp under clobber) holds kernel data from
         // here on, as the prologue window assumes: the tap cursor starts at src.
         this->mov(p_src_, src_.operand());
         this->setup_done();
 
-        Label oh_loop, oh_done, ow_loop, ow_done, oc_loop, oc_single, oc_tail, oc_done;
+        Label oh_loop, oh_done;
         copy(oh_, shape(OH_BEGIN));
         this->L(oh_loop);
         this->mov(t0_, oh_.operand());
         this->cmp(t0_, shape(OH_END));
         this->jge(oh_done, near);
-        set_zero(ow_);
-        this->L(ow_loop);
-        this->mov(t0_, ow_.operand());
-        this->cmp(t0_, shape(OW));
-        this->jge(ow_done, near);
-        set_zero(oc_off_);
-        this->L(oc_loop);  // t1 = oc left
-        this->mov(t1_, shape(OC));
-        this->sub(t1_, oc_off_.operand());
-        this->cmp(t1_, block * width);
-        this->jl(oc_single, near);
-        pass(block, false);
-        this->add(oc_off_.operand(), block * width);
-        this->jmp(oc_loop, near);
-        this->L(oc_single);
-        this->cmp(t1_, width);
-        this->jl(oc_tail, near);
-        pass(1, false);
-        this->add(oc_off_.operand(), width);
-        this->jmp(oc_loop, near);
-        this->L(oc_tail);
-        this->test(t1_, t1_);
-        this->jle(oc_done, near);
-        this->prepare_tail(t1_, mask());
-        pass(1, true);
-        this->L(oc_done);
-        this->inc(ow_.operand());
-        this->jmp(ow_loop, near);
-        this->L(ow_done);
+        row();
         this->inc(oh_.operand());
         this->jmp(oh_loop, near);
         this->L(oh_done);
     }
 
-    Xbyak::Reg64 p_src_, p_wei_, ic_left_, t0_, t1_;
-    GprValue oc4_, oh_, ow_, oc_off_, kh_, kw_, ih_, src_, wei_, dst_;
+    Reg64 p_src_, p_src3_, p_wei_, ic_left_, t0_, t1_, col_, oc4_;
+    GprValue oh_, ow_, oc_off_, kh_, kw_, ih_, src_, wei_, dst_;
     GprValue shape_[shape_count];
 };
 
