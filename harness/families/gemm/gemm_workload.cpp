@@ -68,6 +68,11 @@ constexpr size_t nc_block = 1024;
 constexpr size_t mc_tiles = 8;  // MC = mc_tiles * MR
 }  // namespace
 
+// At most this many MR-row panels of A, B is read in place rather than packed:
+// each B element then serves at most 4 * MR rows, too few to repay a pass that
+// reads and writes all of B (m16n4096k1024 spent more time packing than in FMAs).
+constexpr size_t in_place_max_m_panels = 4;
+
 // beta as a float; one that overflows or underflows f32 is refused rather than
 // rounded to infinity or zero (std::stof would throw std::out_of_range, uncaught).
 static float parse_beta(const std::string& text, const std::string& where) {
@@ -90,7 +95,10 @@ GemmShape parse_gemm_problem(const std::string& problem, const std::string& wher
 }
 
 GemmWorkload::GemmWorkload(const KernelCase& c)
-    : Workload(c.threads), shape_(parse_gemm_problem(c.problem, "problem")), tile_(jit::gemm_tile(c.spec.isa)) {
+    : Workload(c.threads),
+      shape_(parse_gemm_problem(c.problem, "problem")),
+      tile_(jit::gemm_tile(c.spec.isa)),
+      split_(split_threads((shape_.m + tile_.mr - 1) / tile_.mr, c.threads)) {
     a_.resize(shape_.m * shape_.k);
     b_.resize(shape_.k * shape_.n);
     c_.resize(shape_.m * shape_.n);
@@ -99,9 +107,13 @@ GemmWorkload::GemmWorkload(const KernelCase& c)
     fill_uniform(c_, c.seed + 2, -1.0f, 1.0f);
     c_initial_ = c_;
     const size_t nc_max = (std::min(nc_block, shape_.n) + tile_.nr - 1) / tile_.nr * tile_.nr;
-    b_packed_.resize(std::min(kc_block, shape_.k) * nc_max);
+    const size_t kc_max = std::min(kc_block, shape_.k);
+    if (!split_.b_in_place) b_packed_.resize(kc_max * nc_max);
     a_packed_.resize(c.threads);
-    for (auto& a : a_packed_) a.resize(mc_tiles * tile_.mr * std::min(kc_block, shape_.k));
+    b_tail_.resize(c.threads);
+    for (auto& a : a_packed_) a.resize(mc_tiles * tile_.mr * kc_max);
+    if (split_.b_in_place)
+        for (auto& b : b_tail_) b.resize(kc_max * tile_.nr);
     add_variant(c.spec);
 }
 
@@ -110,58 +122,123 @@ void GemmWorkload::run(size_t variant) const {
     for (size_t jc = 0; jc < shape_.n; jc += nc_block) {
         const size_t nc = std::min(nc_block, shape_.n - jc);
         for (size_t pc = 0; pc < shape_.k; pc += kc_block) {
-            const size_t kc = std::min(kc_block, shape_.k - pc);
-            // Pack B[pc:pc+kc, jc:jc+nc] in NR-column panels, zero-padded on the right.
-            const float* b = &b_[pc * shape_.n + jc];
-            if (tile_.nr == 32) pack_b<32>(b, shape_.n, nc, kc, b_packed_.data());
-            else pack_b<16>(b, shape_.n, nc, kc, b_packed_.data());
-            pool().parallel([&](int ithr, int nthr) { run_blocks(kernel, jc, nc, pc, kc, ithr, nthr); });
+            const Block blk{jc, nc, pc, std::min(kc_block, shape_.k - pc)};
+            // Every thread packs a share of B's panels; the tiles wait for all of them.
+            if (!split_.b_in_place) pool().parallel([&](int ithr, int nthr) { pack_b_share(blk, ithr, nthr); });
+            pool().parallel([&](int ithr, int) { run_blocks(kernel, blk, ithr); });
         }
     }
 }
 
-void GemmWorkload::run_blocks(jit::KernelFn kernel, size_t jc, size_t nc, size_t pc, size_t kc, int ithr,
-                              int nthr) const {
-    const size_t mr = tile_.mr, nr = tile_.nr, mc_block = mc_tiles * mr;
-    const float beta = pc == 0 ? shape_.beta : 1.0f;  // later K blocks accumulate
-    const size_t blocks = (shape_.m + mc_block - 1) / mc_block;
-    const auto [first, last] = split_range(blocks, ithr, nthr);
+void GemmWorkload::pack_b_share(const Block& blk, int ithr, int nthr) const {
+    const size_t nr = tile_.nr, panels = (blk.nc + nr - 1) / nr;
+    const auto [q0, q1] = split_range(panels, ithr, nthr);
+    if (q0 == q1) return;
+    const float* b = &b_[blk.pc * shape_.n + blk.jc + q0 * nr];
+    const size_t nc = std::min(blk.nc, q1 * nr) - q0 * nr;
+    float* packed = b_packed_.data() + q0 * nr * blk.kc;
+    if (nr == 32) pack_b<32>(b, shape_.n, nc, blk.kc, packed);
+    else pack_b<16>(b, shape_.n, nc, blk.kc, packed);
+}
+
+// The B panel q of the block: packed, or in place (the last, partial panel of an
+// in-place B still goes through a zero-padded copy: the kernel reads nr columns).
+jit::GemmArgs GemmWorkload::b_panel(const Block& blk, size_t q, float* tail) const {
+    const size_t nr = tile_.nr;
+    jit::GemmArgs args{};
+    args.k = blk.kc;
+    if (!split_.b_in_place) {
+        args.b = b_packed_.data() + q * nr * blk.kc;
+        args.ldb = nr * 4;
+        return args;
+    }
+    const float* b = &b_[blk.pc * shape_.n + blk.jc + q * nr];
+    const size_t n_valid = std::min(nr, blk.nc - q * nr);
+    if (n_valid == nr) {
+        args.b = b;
+        args.ldb = shape_.n * 4;
+        return args;
+    }
+    if (nr == 32) pack_b<32>(b, shape_.n, n_valid, blk.kc, tail);
+    else pack_b<16>(b, shape_.n, n_valid, blk.kc, tail);
+    args.b = tail;
+    args.ldb = nr * 4;
+    return args;
+}
+
+// Thread ithr's tiles: its share of the M panels times its share of the N panels
+// (split_ chooses the grid), A packed by M blocks of mc_tiles panels.
+void GemmWorkload::run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) const {
+    const size_t mr = tile_.mr, nr = tile_.nr;
+    const auto [p0, p1] = split_range((shape_.m + mr - 1) / mr, ithr / split_.n_ways, split_.m_ways);
+    const auto [q0, q1] = split_range((blk.nc + nr - 1) / nr, ithr % split_.n_ways, split_.n_ways);
+    if (p0 == p1 || q0 == q1) return;
+    const float beta = blk.pc == 0 ? shape_.beta : 1.0f;  // later K blocks accumulate
     float* ap = a_packed_[ithr].data();
-    alignas(64) float edge[12 * 32];
-    for (size_t block = first; block < last; ++block) {
-        const size_t ic = block * mc_block, mc = std::min(mc_block, shape_.m - ic);
-        // Pack A[ic:ic+mc, pc:pc+kc] in MR-row panels (k-major inside), zero-padded below.
-        for (size_t ir = 0; ir < mc; ir += mr) {
-            const float* a = &a_[(ic + ir) * shape_.k + pc];
-            float* panel = ap + (ir / mr) * mr * kc;
-            const size_t m_valid = std::min(mr, mc - ir);
-            if (mr == 12) pack_a_panel<12>(a, shape_.k, m_valid, kc, panel);
-            else pack_a_panel<6>(a, shape_.k, m_valid, kc, panel);
+    for (size_t mb = p0; mb < p1; mb += mc_tiles) {
+        const size_t mb_end = std::min(p1, mb + mc_tiles);
+        for (size_t p = mb; p < mb_end; ++p) {  // A[p*mr.., pc..pc+kc] in a k-major panel, zero below M
+            const float* a = &a_[p * mr * shape_.k + blk.pc];
+            const size_t m_valid = std::min(mr, shape_.m - p * mr);
+            if (mr == 12) pack_a_panel<12>(a, shape_.k, m_valid, blk.kc, ap + (p - mb) * mr * blk.kc);
+            else pack_a_panel<6>(a, shape_.k, m_valid, blk.kc, ap + (p - mb) * mr * blk.kc);
         }
-        for (size_t ir = 0; ir < mc; ir += mr) {
-            const size_t m_valid = std::min(mr, mc - ir);
-            for (size_t jr = 0; jr < nc; jr += nr) {
-                const size_t n_valid = std::min(nr, nc - jr);
-                float* c = const_cast<float*>(&c_[(ic + ir) * shape_.n + jc + jr]);
-                jit::GemmArgs args{ap + (ir / mr) * mr * kc, b_packed_.data() + (jr / nr) * nr * kc, c,
-                                   shape_.n * 4, kc, beta};
-                if (m_valid == mr && n_valid == nr) {
-                    benchfp_call_jit(kernel, &args);
-                    continue;
-                }
-                // Edge tile: computed whole into a buffer, the valid part merged into C.
-                args.c = edge;
-                args.ldc = nr * 4;
-                args.beta = 0.0f;
-                benchfp_call_jit(kernel, &args);
-                for (size_t i = 0; i < m_valid; ++i)
-                    for (size_t j = 0; j < n_valid; ++j) {
-                        float& out = c[i * shape_.n + j];
-                        out = beta == 0.0f ? edge[i * nr + j] : edge[i * nr + j] + beta * out;
-                    }
+        // B in place streams from memory: each of its panels is read once, for every A panel
+        // of the block. Packed B sits in L2/L3 and each A panel stays in L1 across B panels.
+        const auto tile_at = [&](size_t p, size_t q, jit::GemmArgs args) {
+            args.a = ap + (p - mb) * mr * blk.kc;
+            run_tile(kernel, args, p * mr, blk.jc + q * nr, beta);
+        };
+        if (split_.b_in_place) {
+            for (size_t q = q0; q < q1; ++q) {
+                const jit::GemmArgs b = b_panel(blk, q, b_tail_[ithr].data());
+                for (size_t p = mb; p < mb_end; ++p) tile_at(p, q, b);
             }
+        } else {
+            for (size_t p = mb; p < mb_end; ++p)
+                for (size_t q = q0; q < q1; ++q) tile_at(p, q, b_panel(blk, q, nullptr));
         }
     }
+}
+
+// The tile of C at (i0, j0); edge tiles are computed whole into a buffer and
+// their valid part merged into C.
+void GemmWorkload::run_tile(jit::KernelFn kernel, jit::GemmArgs args, size_t i0, size_t j0, float beta) const {
+    const size_t mr = tile_.mr, nr = tile_.nr;
+    const size_t m_valid = std::min(mr, shape_.m - i0), n_valid = std::min(nr, shape_.n - j0);
+    float* c = const_cast<float*>(&c_[i0 * shape_.n + j0]);
+    args.beta = beta;
+    if (m_valid == mr && n_valid == nr) {
+        args.c = c;
+        args.ldc = shape_.n * 4;
+        benchfp_call_jit(kernel, &args);
+        return;
+    }
+    alignas(64) float edge[12 * 32];
+    args.c = edge;
+    args.ldc = nr * 4;
+    args.beta = 0.0f;
+    benchfp_call_jit(kernel, &args);
+    for (size_t i = 0; i < m_valid; ++i)
+        for (size_t j = 0; j < n_valid; ++j) {
+            float& out = c[i * shape_.n + j];
+            out = beta == 0.0f ? edge[i * nr + j] : edge[i * nr + j] + beta * out;
+        }
+}
+
+GemmWorkload::ThreadSplit GemmWorkload::split_threads(size_t m_panels, int threads) {
+    ThreadSplit s;
+    s.b_in_place = m_panels <= in_place_max_m_panels;
+    // Split M while every thread keeps several A panels (B packed once, shared);
+    // else N, so each thread reads only its part of B (and packs the few A panels itself).
+    s.m_ways = 1;
+    for (int d = threads; d >= 1; --d)
+        if (threads % d == 0 && m_panels >= 4 * static_cast<size_t>(d)) {
+            s.m_ways = d;
+            break;
+        }
+    s.n_ways = threads / s.m_ways;
+    return s;
 }
 
 CorrOutcome GemmWorkload::check() {

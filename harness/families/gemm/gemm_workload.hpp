@@ -3,7 +3,9 @@
 // The driver packs and blocks (BLIS loop order: N blocks, K blocks with B packed
 // in NR-column panels, M blocks with A packed in MR-row panels, then tiles) and
 // calls the JIT microkernel per MR x NR tile; edge tiles go through a small
-// buffer. With --threads the M blocks are split across the parallel section.
+// buffer; when A has only a few panels B is read in place instead of packed.
+// With --threads every thread packs a share of B, then the tiles are split on a
+// grid of M panels x N panels (N when M is too short to share).
 #include "families/workload.hpp"
 #include "jit/kernels/gemm.hpp"
 
@@ -31,13 +33,26 @@ public:
     void run(size_t variant) const override;
 
 private:
-    void run_blocks(jit::KernelFn kernel, size_t jc, size_t nc, size_t pc, size_t kc, int ithr, int nthr) const;
+    struct Block {  // B[pc:pc+kc, jc:jc+nc]: what one packing of B covers
+        size_t jc, nc, pc, kc;
+    };
+    struct ThreadSplit {
+        int m_ways = 1, n_ways = 1;  // m_ways * n_ways == threads
+        bool b_in_place = false;     // B read where it lies rather than packed
+    };
+    static ThreadSplit split_threads(size_t m_panels, int threads);
+    void pack_b_share(const Block& blk, int ithr, int nthr) const;
+    jit::GemmArgs b_panel(const Block& blk, size_t q, float* tail) const;
+    void run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) const;
+    void run_tile(jit::KernelFn kernel, jit::GemmArgs args, size_t i0, size_t j0, float beta) const;
 
     GemmShape shape_;
     jit::GemmTile tile_;
+    ThreadSplit split_;
     FloatBuffer a_, b_, c_, c_initial_;
     mutable FloatBuffer b_packed_;
     mutable std::vector<FloatBuffer> a_packed_;  // one per thread
+    mutable std::vector<FloatBuffer> b_tail_;    // one per thread: B in place's partial last panel, padded
 };
 
 }  // namespace benchfp::harness

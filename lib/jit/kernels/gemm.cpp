@@ -34,7 +34,9 @@ public:
           reg_b_(this->pool().take_register("b panel")),
           reg_c_(this->pool().take_register("c row")),
           reg_ldc_(this->pool().take_register("ldc")),
-          reg_k_(this->pool().take_register("k left")) {}
+          reg_k_(this->pool().take_register("k left")),
+          reg_ldb_(this->pool().take_register("ldb")),
+          reg_b_ahead_(this->pool().take_register("ldb * prefetch distance")) {}
 
 private:
     int nv() const { return tile_.nr / width; }  // vectors per C row
@@ -43,13 +45,15 @@ private:
     Vmm bvec(int j) const { return Vmm(tile_.mr * nv() + j); }
     Vmm abcast(int i) const { return Vmm(tile_.mr * nv() + nv() + (i % 2)); }
 
+    // One k step; reg_b_ moves on by ldb. Every line of B is prefetched
+    // prefetch_distance steps ahead: in place, each k step is another row of B
+    // (a stride the hardware prefetchers follow badly), packed, the next lines.
     void k_step(int step) {
-        const int a_bytes = tile_.mr * 4, b_bytes = tile_.nr * 4;
-        for (int j = 0; j < nv(); ++j) this->vmovups(bvec(j), this->ptr[reg_b_ + step * b_bytes + j * width * 4]);
-        if (step % 2 == 0) {
-            this->prefetcht0(this->ptr[reg_b_ + (step + prefetch_distance) * b_bytes]);
-            this->prefetcht0(this->ptr[reg_a_ + (step + prefetch_distance) * a_bytes]);
-        }
+        const int a_bytes = tile_.mr * 4;
+        for (int j = 0; j < nv(); ++j) this->vmovups(bvec(j), this->ptr[reg_b_ + j * width * 4]);
+        for (int line = 0; line < tile_.nr * 4; line += 64) this->prefetcht0(this->ptr[reg_b_ + reg_b_ahead_ + line]);
+        if (step % 2 == 0) this->prefetcht0(this->ptr[reg_a_ + (step + prefetch_distance) * a_bytes]);
+        this->add(reg_b_, reg_ldb_);
         for (int i = 0; i < tile_.mr; ++i) {
             const auto a = reg_a_ + step * a_bytes + i * 4;
             if constexpr (Base::is_avx512 && embedded_broadcast) {
@@ -68,6 +72,8 @@ private:
         this->mov(reg_c_, this->ptr[p + offsetof(GemmArgs, c)]);
         this->mov(reg_ldc_, this->ptr[p + offsetof(GemmArgs, ldc)]);
         this->mov(reg_k_, this->ptr[p + offsetof(GemmArgs, k)]);
+        this->mov(reg_ldb_, this->ptr[p + offsetof(GemmArgs, ldb)]);
+        this->imul(reg_b_ahead_, reg_ldb_, prefetch_distance);
         this->setup_done();
 
         for (int i = 0; i < tile_.mr; ++i)
@@ -86,7 +92,6 @@ private:
         this->jl(single, Xbyak::CodeGenerator::T_NEAR);
         for (int s = 0; s < k_unroll; ++s) k_step(s);
         this->add(reg_a_, k_unroll * tile_.mr * 4);
-        this->add(reg_b_, k_unroll * tile_.nr * 4);
         this->sub(reg_k_, k_unroll);
         this->jmp(unrolled, Xbyak::CodeGenerator::T_NEAR);
         this->L(single);
@@ -94,7 +99,6 @@ private:
         this->jz(done, Xbyak::CodeGenerator::T_NEAR);
         k_step(0);
         this->add(reg_a_, tile_.mr * 4);
-        this->add(reg_b_, tile_.nr * 4);
         this->dec(reg_k_);
         this->jmp(single, Xbyak::CodeGenerator::T_NEAR);
         this->L(done);
@@ -127,7 +131,7 @@ private:
     }
 
     GemmTile tile_;
-    Xbyak::Reg64 reg_a_, reg_b_, reg_c_, reg_ldc_, reg_k_;
+    Xbyak::Reg64 reg_a_, reg_b_, reg_c_, reg_ldc_, reg_k_, reg_ldb_, reg_b_ahead_;
 };
 
 // Independent accumulators, twice the FMA latency times the FMA ports' width,

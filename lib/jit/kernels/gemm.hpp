@@ -1,7 +1,9 @@
 #pragma once
 // gemm microkernels: C[MR x NR] = A_panel * B_panel (+ beta * C) over k, for a
-// row-major C, with A packed in MR-row panels and B in NR-column panels (the
-// packing and cache blocking are the driver's, harness/workloads/gemm_*).
+// row-major C, with A packed in MR-row panels and B either packed in NR-column
+// panels or read in place with its row stride (skinny M, where B is used too few
+// times to repay a packing pass); the packing and cache blocking are the
+// driver's, harness/families/gemm/.
 // Register-blocked: MR x NR/width accumulators, K unrolled, prefetch ahead.
 // avx2: 6 x 16; avx512: 12 x 32.
 #include "jit/generator.hpp"
@@ -19,11 +21,13 @@ GemmTile gemm_tile(Isa isa);
 
 struct GemmArgs {
     const float* a;   // packed: k steps of mr floats
-    const float* b;   // packed: k steps of nr floats
+    const float* b;   // k steps of nr floats, ldb bytes apart
     float* c;         // the tile's first element
     size_t ldc;       // row stride of c, in bytes
     size_t k;         // > 0
     float beta;       // c = acc + beta * c; beta == 0 does not read c
+    size_t ldb;       // bytes from one k step of b to the next: nr * 4 for a packed
+                      // panel, the row stride of B when the driver reads B in place
 };
 
 bool gemm_supports(Isa isa);

@@ -30,12 +30,20 @@ public:
         batch_ = pool.take("batch left");
         rows_ = pool.take("rows");
         cols_ = pool.take("cols");
+        tile_r_ = pool.take("tile's first row");
+        tile_c_ = pool.take("tile's first column");
+        tile_r_end_ = pool.take("tile's row end");
+        tile_c_end_ = pool.take("tile's column end");
+        stream_ = pool.take("dst bigger than the caches");
     }
 
 private:
     // 128-bit steps in the encoding of the ISA.
     void load_xmm(const Xmm& x, const Xbyak::Address& a) { Base::is_sse ? this->movups(x, a) : this->vmovups(x, a); }
-    void store_xmm(const Xbyak::Address& a, const Xmm& x) { Base::is_sse ? this->movups(a, x) : this->vmovups(a, x); }
+    void store_xmm(const Xbyak::Address& a, const Xmm& x, bool stream) {
+        if (stream) Base::is_sse ? this->movntps(a, x) : this->vmovntps(a, x);
+        else Base::is_sse ? this->movups(a, x) : this->vmovups(a, x);
+    }
     void unpack(bool high, const Xmm& d, const Xmm& a, const Xmm& b) {
         if (Base::is_sse) {
             if (d.getIdx() != a.getIdx()) this->movaps(d, a);
@@ -65,8 +73,9 @@ private:
         this->add(pd_, dst_);
     }
 
-    // The 4 x 4 block at (r, c) of the current batch.
-    void block() {
+    // The 4 x 4 block at (r, c) of the current batch; `stream`: non-temporal
+    // stores (dst 16-byte aligned, rows a multiple of 4).
+    void block(bool stream) {
         const Xmm x0(0), x1(1), x2(2), x3(3), t0(4), t1(5), t2(6), t3(7);
         point_cursors();
         load_xmm(x0, this->ptr[ps_]);
@@ -85,7 +94,7 @@ private:
         halves(false, x2, t1, t3);
         halves(true, x3, t1, t3);
         for (const Xmm& x : {x0, x1, x2, x3}) {
-            store_xmm(this->ptr[pd_], x);
+            store_xmm(this->ptr[pd_], x, stream);
             this->add(pd_, col_bytes_);
         }
     }
@@ -123,6 +132,76 @@ private:
         this->jmp(r_loop, near);
         this->L(r_done);
     }
+    // The 4 x 4 blocks by tiles of tile_rows x tile_cols: inside a tile, columns
+    // outer and rows inner, so consecutive blocks fill the same 4 dst rows and each
+    // dst cache line is written whole (tile_rows floats = 64 bytes) before the next;
+    // the tile's src lines (tile_rows rows x tile_cols columns) stay in L1 meanwhile.
+    void tiled_blocks(bool stream) {
+        Label r_tiles, r_tiles_done, c_tiles, c_tiles_done;
+        this->mov(tile_r_.operand(), 0);
+        this->L(r_tiles);
+        clamp_tile_end(tile_r_end_, tile_r_, rows_, tile_rows);
+        this->cmp(ps_, tile_r_.operand());
+        this->jle(r_tiles_done, near);
+        this->mov(tile_c_.operand(), 0);
+        this->L(c_tiles);
+        clamp_tile_end(tile_c_end_, tile_c_, cols_, tile_cols);
+        this->cmp(ps_, tile_c_.operand());
+        this->jle(c_tiles_done, near);
+        tile_loops(stream);
+        this->add(tile_c_.operand(), tile_cols);
+        this->jmp(c_tiles, near);
+        this->L(c_tiles_done);
+        this->add(tile_r_.operand(), tile_rows);
+        this->jmp(r_tiles, near);
+        this->L(r_tiles_done);
+    }
+    // end = min(first + step, n rounded down to 4), left in ps_ too.
+    void clamp_tile_end(const GprValue& end, const GprValue& first, const GprValue& n, int step) {
+        this->mov(pd_, n.operand());
+        this->and_(pd_, ~int64_t{3});
+        this->mov(ps_, first.operand());
+        this->add(ps_, step);
+        this->cmp(ps_, pd_);
+        this->cmovg(ps_, pd_);
+        this->store(end, ps_);
+    }
+    void tile_loops(bool stream) {
+        Label c_loop, c_done, r_loop, r_done;
+        this->mov(c_, tile_c_.operand());
+        this->L(c_loop);
+        this->cmp(c_, tile_c_end_.operand());
+        this->jge(c_done, near);
+        this->mov(r_, tile_r_.operand());
+        this->L(r_loop);
+        this->cmp(r_, tile_r_end_.operand());
+        this->jge(r_done, near);
+        block(stream);
+        this->add(r_, 4);
+        this->jmp(r_loop, near);
+        this->L(r_done);
+        this->add(c_, 4);
+        this->jmp(c_loop, near);
+        this->L(c_done);
+    }
+    // Non-temporal stores when the destination cannot stay in the caches anyway
+    // (a problem that does is replayed from them, and streaming it would only
+    // force it out to memory) and every 16-byte store is aligned.
+    void blocks(Label& done) {
+        Label cached;
+        this->test(dst_, 15);
+        this->jnz(cached, near);
+        this->test(col_bytes_, 15);  // rows * 4
+        this->jnz(cached, near);
+        this->cmp(stream_.operand(), 0);
+        this->je(cached, near);
+        tiled_blocks(true);
+        this->sfence();  // the streamed lines reach memory in order with what follows
+        this->jmp(done, near);
+        this->L(cached);
+        tiled_blocks(false);
+    }
+
     // index = 0, or the first index past the 4 x 4 blocks (n rounded down to 4).
     void start(const Xbyak::Reg64& index, const GprValue& n, bool from_block_end) {
         if (!from_block_end) {
@@ -146,12 +225,21 @@ private:
         this->store(cols_, ps_);
         this->lea(row_bytes_, this->ptr[ps_ * 4]);
         this->setup_done();
+        this->imul(ps_, col_bytes_);  // cols * rows * 4: one batch's bytes
+        this->imul(ps_, batch_.operand());
+        this->mov(pd_, stream_min_bytes);
+        this->cmp(ps_, pd_);
+        this->setae(ps_.cvt8());
+        this->movzx(ps_, ps_.cvt8());
+        this->store(stream_, ps_);
 
         Label batch_loop, done;
         this->L(batch_loop);
         this->cmp(batch_.operand(), 0);
         this->je(done, near);
-        loops(4, 4, false, false, true, [&] { block(); });
+        Label blocks_done;
+        blocks(blocks_done);
+        this->L(blocks_done);
         loops(1, 1, false, true, false, [&] { element(); });  // the columns right of the blocks, every row
         loops(1, 1, true, false, true, [&] { element(); });   // the rows below the blocks, block columns
         // next batch: src and dst advance by rows * cols floats
@@ -164,8 +252,12 @@ private:
         this->L(done);
     }
 
+    static constexpr int tile_rows = 16, tile_cols = 16;
+    // Half this CPU's L3 (32 MiB on the Zen 4 guest the transposes were tuned on).
+    static constexpr int64_t stream_min_bytes = int64_t{16} << 20;
+
     Xbyak::Reg64 src_, dst_, r_, c_, ps_, pd_, row_bytes_, col_bytes_;
-    GprValue batch_, rows_, cols_;
+    GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_, stream_;
 };
 
 }  // namespace
