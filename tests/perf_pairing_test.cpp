@@ -141,7 +141,7 @@ TEST(JudgeFrameCost, IntervalAgainstTheLimit) {
     EXPECT_EQ(frame_verdict(1.004, {1.002, 1.007}), RowVerdict::unresolved);
     EXPECT_EQ(frame_verdict(1.006, {1.003, 1.009}), RowVerdict::unresolved);  // the median alone is no verdict
     report::Judgement j;
-    j.rows.push_back({"x", "ratio", 1.004, NAN, NAN, 0.3, 1.005, RowVerdict::unresolved, "", 1.002, 1.007});
+    j.rows.push_back({"x", "ratio", 1.004, NAN, NAN, 0.3, 1.005, RowVerdict::unresolved, false, "", 1.002, 1.007});
     EXPECT_FALSE(j.failed());  // unresolved is said, not failed
 }
 
