@@ -16,7 +16,8 @@
 
 namespace benchfp::alloc {
 
-bool profiler_enabled = false;
+// A line of its own: read on every allocation, written only by start() and stop().
+alignas(64) Counting sample_counting = Counting::stopped;
 thread_local int64_t detail::sample_countdown = 0;
 
 namespace detail {
