@@ -52,14 +52,14 @@ SplitRun run_split(const std::string& args) {
 
 const char* csv_header =
     "kernel,alg,isa,frame,threads,problem,min_ms,avg_ms,gflops_min,gflops_avg,gbps_min,gbps_avg,frame_ratio,"
-    "vs_onednn,vs_copy,vs_peak,rounds";
+    "vs_onednn,vs_copy,vs_peak,rounds,frame_cost,frame_lo,frame_hi,aa,aa_lo,aa_hi,pairs";
 const char* reduce_perf = "kernel --mode=perf --kernel=reduce --alg=sum --frame=clobber,frame --max-ms-per-prb=20 ";
 
 void expect_csv_rows(const std::vector<std::string>& lines, size_t rows) {
     ASSERT_EQ(lines.size(), rows + 1);
     EXPECT_EQ(lines[0], csv_header);
     for (size_t i = 1; i < lines.size(); ++i) {
-        EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 16) << lines[i];
+        EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), 23) << lines[i];
         EXPECT_EQ(lines[i].rfind("reduce,sum,", 0), 0u) << lines[i];
     }
 }

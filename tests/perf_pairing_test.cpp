@@ -137,7 +137,7 @@ report::RowVerdict frame_verdict(double ratio, report::Interval interval) {
 TEST(JudgeFrameCost, IntervalAgainstTheLimit) {
     using report::RowVerdict;
     EXPECT_EQ(frame_verdict(1.003, {1.001, 1.005}), RowVerdict::invariant);
-    EXPECT_EQ(frame_verdict(1.006, {1.0055, 1.0065}), RowVerdict::regression);
+    EXPECT_EQ(frame_verdict(1.006, {1.0055, 1.0065}), RowVerdict::over_limit);
     EXPECT_EQ(frame_verdict(1.004, {1.002, 1.007}), RowVerdict::unresolved);
     EXPECT_EQ(frame_verdict(1.006, {1.003, 1.009}), RowVerdict::unresolved);  // the median alone is no verdict
     report::Judgement j;

@@ -71,7 +71,10 @@ constexpr size_t mc_tiles = 8;  // MC = mc_tiles * MR
 // At most this many MR-row panels of A, B is read in place rather than packed:
 // each B element then serves at most 4 * MR rows, too few to repay a pass that
 // reads and writes all of B (m16n4096k1024 spent more time packing than in FMAs).
-constexpr size_t in_place_max_m_panels = 4;
+// Two, not more: at avx2 (MR 6) m16 is three panels, and reading its B in place
+// (16-float rows 16 KiB apart) measured 4.59 ms against 3.18 ms packed; at
+// avx512 (MR 12) it is two panels and in place gained (3.42 to 2.27 ms).
+constexpr size_t in_place_max_m_panels = 2;
 
 // beta as a float; one that overflows or underflows f32 is refused rather than
 // rounded to infinity or zero (std::stof would throw std::out_of_range, uncaught).
