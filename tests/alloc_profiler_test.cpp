@@ -156,7 +156,7 @@ TEST(Profiler, StartReachesRunningAndNewThreads) {
     std::atomic<int> phase{0};
     std::vector<void*> early_blocks, late_blocks;
     std::thread early([&] {
-        alloc::free(alloc::pool_alloc(32));  // while stopped: the hook does not touch its countdown
+        alloc::free(alloc::pool_alloc(32));  // known to the profiler, countdown re-armed as stopped
         phase = 1;
         while (phase != 2) std::this_thread::yield();
         for (int i = 0; i < 10; ++i) early_blocks.push_back(alloc::pool_alloc(32));
@@ -175,31 +175,6 @@ TEST(Profiler, StartReachesRunningAndNewThreads) {
     EXPECT_EQ(profile.allocations.size(), 17u);
     for (void* p : early_blocks) alloc::free(p);
     for (void* p : late_blocks) alloc::free(p);
-}
-
-// A thread the profiler knows, left mid-interval by a session that sampled
-// rarely, records from its first allocation in the next session: start() pokes
-// its countdown (a stopped profiler leaves countdowns where they were).
-TEST(Profiler, StartResetsTheCountdownOfAThreadMidInterval) {
-    std::atomic<int> phase{0};
-    std::vector<void*> blocks;
-    std::thread worker([&] {
-        for (int i = 0; i < 3; ++i) alloc::free(alloc::pool_alloc(32));  // registered, armed for 1 GiB
-        phase = 1;
-        while (phase != 2) std::this_thread::yield();
-        for (int i = 0; i < 10; ++i) blocks.push_back(alloc::pool_alloc(32));
-    });
-    alloc::profiler::clear();
-    alloc::profiler::start({Sampling::bytes, 1.0, size_t{1} << 30, 8, 7});
-    while (phase != 1) std::this_thread::yield();
-    alloc::profiler::stop();
-    alloc::profiler::clear();
-    alloc::profiler::start({Sampling::all});
-    phase = 2;
-    worker.join();
-    alloc::profiler::stop();
-    EXPECT_EQ(alloc::profiler::fetch().allocations.size(), 10u);
-    for (void* p : blocks) alloc::free(p);
 }
 
 // A sampled object freed by another thread: the free is recorded and the block

@@ -16,8 +16,7 @@
 
 namespace benchfp::alloc {
 
-// A line of its own: read on every allocation, written only by start() and stop().
-alignas(64) Counting sample_counting = Counting::stopped;
+bool profiler_enabled = false;
 thread_local int64_t detail::sample_countdown = 0;
 
 namespace detail {

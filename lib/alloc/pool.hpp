@@ -1,8 +1,8 @@
 #pragma once
 // benchfp's pool allocator: size-class pools of 16 KiB pages, one heap per
 // thread, explicit free. The fast path is here, inline: a table lookup, a
-// free-list pop, and the profiler hook (stopped: a load and one not-taken
-// branch; sampling: a count decrement and one not-taken branch more). Everything slow is out of line in pool.cpp.
+// free-list pop, and the profiler hook (a count decrement and one not-taken
+// branch, stopped or byte-sampling). Everything slow is out of line in pool.cpp.
 //
 // The call graph mirrors Julia's, on purpose (see the profiler seed):
 //   pool_alloc(size)         exported entry of "generated code": records with an unknown type
@@ -50,15 +50,12 @@
 
 namespace benchfp::alloc {
 
-// What the profiler is doing, as the allocation hook sees it: stopped (0), or
-// counting down bytes or allocations to the next sample. The hook's only load
-// while the profiler is stopped, one global word written by start() and stop():
-// every thread sees a change on its next allocation, none needs poking.
-enum class Counting : uint8_t { stopped = 0, bytes = 1, allocations = 2 };
-extern Counting sample_counting;
+// Whether the profiler is recording (profiler.hpp starts and stops it). Only
+// slow paths read it: the hot paths see the profiler through sample_countdown
+// and the page's owner word below.
+extern bool profiler_enabled;
 
-inline Counting sample_counting_now() { return __atomic_load_n(&sample_counting, __ATOMIC_RELAXED); }
-inline bool profiler_on() { return __atomic_load_n(&sample_counting, __ATOMIC_ACQUIRE) != Counting::stopped; }
+inline bool profiler_on() { return __atomic_load_n(&profiler_enabled, __ATOMIC_ACQUIRE); }
 
 namespace detail {
 
@@ -110,19 +107,17 @@ static_assert(sizeof(PageHeader) <= page_header_size);
 // strings workload.
 inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8) * 64; }
 
-// Bytes (byte sampling) or allocations (probability sampling) this thread may
-// still allocate before its next call into the profiler: while the profiler
-// runs, the hook subtracts each allocation's size (or 1) and calls record_slow
-// when the count goes negative, so a sample costs the hot path one
-// read-modify-write whether its interval is drawn in bytes (exponential, as in
-// tcmalloc's sampler) or in allocations (geometric). Stopped, the count is not
-// touched: the hook is a load of sample_counting and a not-taken branch, no
-// store and no dependency carried from one allocation to the next through
-// memory. Sampling every allocation keeps it at -1. start() sets it to -1 in
-// every thread the profiler knows, so each draws its first interval for the new
-// session; it starts at 0, so a thread's first allocation while the profiler
-// runs registers it with the profiler (profiler.cpp).
+// Bytes this thread may still allocate before its next call into the profiler:
+// the hook subtracts each allocation's size and calls record_slow when the count
+// goes negative. That is one read-modify-write and one not-taken branch whether
+// the profiler is stopped or byte-sampling (as in tcmalloc's sampler), so byte
+// sampling costs the hot path nothing more than the hook itself. While stopped,
+// the count is re-armed to stopped_check_bytes, so a thread that missed
+// start()'s poke still starts within that many bytes; sampling every
+// allocation (all, probability) keeps it at -1. It starts at 0, so a thread's
+// first allocation registers it with the profiler (profiler.cpp).
 constinit extern thread_local int64_t sample_countdown;
+inline constexpr int64_t stopped_check_bytes = int64_t{16} << 20;
 
 // The arena all pages come from: an address range tells pool objects apart.
 extern uintptr_t arena_base;
@@ -159,38 +154,16 @@ inline PageHeader* page_of(const void* p) {
     return reinterpret_cast<PageHeader*>(reinterpret_cast<uintptr_t>(p) & ~(uintptr_t{page_size} - 1));
 }
 
-// The hook while the profiler runs: counts this allocation down. Under
-// ThreadSanitizer the count is accessed atomically: start() pokes other
-// threads' counts (a poke lost to the owner's read-modify-write only delays its
-// first draw for the session: record_slow re-arms on a session change).
-[[gnu::always_inline]] inline void* count_down(void* p, size_t size, const TypeInfo* type, Counting counting) {
-    const int64_t step = counting == Counting::bytes ? static_cast<int64_t>(size) : 1;
+// The hook of every allocation path. Under ThreadSanitizer the count is
+// accessed atomically: start() pokes other threads' counts (a poke lost to the
+// owner's plain read-modify-write is caught by the stopped-mode re-check).
+inline void* sample_point(void* p, size_t size, const TypeInfo* type) {
 #if defined(__SANITIZE_THREAD__)
-    const int64_t left = __atomic_sub_fetch(&sample_countdown, step, __ATOMIC_RELAXED);
+    const int64_t left = __atomic_sub_fetch(&sample_countdown, static_cast<int64_t>(size), __ATOMIC_RELAXED);
 #else
-    const int64_t left = sample_countdown -= step;
+    const int64_t left = sample_countdown -= static_cast<int64_t>(size);
 #endif
     if (__builtin_expect(left < 0, 0)) return record_slow(p, size, type);
-    return p;
-}
-
-// Whether the profiler samples, as the hook asks it: one compare of memory with
-// 0 (an atomic load is not folded into the compare: a mov more). volatile: read
-// on every allocation, never hoisted out of a loop that makes no call. Under
-// ThreadSanitizer, an atomic load it can see.
-[[gnu::always_inline]] inline bool sampling_now() {
-#if defined(__SANITIZE_THREAD__)
-    return sample_counting_now() != Counting::stopped;
-#else
-    bool on;
-    asm volatile("cmpb $0, %1" : "=@ccne"(on) : "m"(sample_counting));
-    return on;
-#endif
-}
-
-// The hook of every allocation path: stopped, one compare and one not-taken branch.
-inline void* sample_point(void* p, size_t size, const TypeInfo* type) {
-    if (__builtin_expect(sampling_now(), 0)) return count_down(p, size, type, sample_counting_now());
     return p;
 }
 

@@ -216,64 +216,27 @@ Shard& shard_of(uintptr_t address) { return shards[(address >> 6) % shard_count]
 // This thread's countdown, written atomically: start() may poke it from another thread.
 void set_countdown(int64_t bytes) { __atomic_store_n(&detail::sample_countdown, bytes, __ATOMIC_RELAXED); }
 
-// The first allocation of an interval: the count is armed for an older
-// session (or never): this allocation starts a fresh interval.
-bool arm_for_session(ThreadState& t) {
-    const uint64_t current = session.load(std::memory_order_acquire);
-    if (t.armed_session == current) return false;
-    t.armed_session = current;
-    return true;
-}
-
-// Byte sampling: returns the allocation's weight, 0 if it is not sampled, or
-// minus the mean interval if it is (its weight needs an exp(): fetch() computes it).
-double byte_sample_weight(ThreadState& t, size_t size) {
+// Called when the thread's countdown went negative with an allocation of
+// `size` bytes while the profiler runs: re-arms the countdown and returns the
+// allocation's weight, 0 if it is not sampled, minus the mean interval if it is
+// byte-sampled (its weight needs an exp(): fetch() computes it).
+double sample_weight(ThreadState& t, size_t size) {
+    if (current_options.sampling != Sampling::bytes) {
+        set_countdown(-1);  // every allocation comes here
+        if (current_options.sampling == Sampling::all) return 1.0;
+        return t.uniform() < current_options.probability ? 1.0 / current_options.probability : 0.0;
+    }
     const double mean = static_cast<double>(current_options.mean_bytes);
     const auto next_gap = [&] { return static_cast<int64_t>(std::min(t.exponential(mean), 0x1p62)); };
-    if (arm_for_session(t)) {  // the first gap starts before this allocation
+    if (const uint64_t current = session.load(std::memory_order_acquire); t.armed_session != current) {
+        // Armed for an older session or stopped: the first gap starts before this allocation.
+        t.armed_session = current;
         const int64_t left = next_gap() - static_cast<int64_t>(size);
         set_countdown(left);
         if (left >= 0) return 0.0;
     }
     set_countdown(next_gap());
     return -mean;
-}
-
-// Probability sampling: each allocation is sampled with probability p, so the
-// number of allocations from one sample to the next (the sampled one included)
-// is geometric, drawn once per sample: the hook counts it down like bytes.
-double probability_sample_weight(ThreadState& t) {
-    const double p = current_options.probability;
-    const auto next_gap = [&] {  // >= 1; p >= 1 samples every allocation
-        if (p >= 1.0) return int64_t{1};
-        if (!(p > 0.0)) return int64_t{1} << 62;  // never
-        return static_cast<int64_t>(std::min(std::ceil(std::log(t.uniform()) / std::log1p(-p)), 0x1p62));
-    };
-    // The countdown reaches -1 on the allocation gap - 1 after the one that set it.
-    if (arm_for_session(t)) {  // this allocation is the first of the gap
-        const int64_t gap = next_gap();
-        if (gap > 1) {
-            set_countdown(gap - 2);
-            return 0.0;
-        }
-    }
-    set_countdown(next_gap() - 1);
-    return 1.0 / p;
-}
-
-// Called when the thread's countdown went negative while the profiler runs:
-// re-arms the countdown and returns the allocation's weight (see above).
-double sample_weight(ThreadState& t, size_t size) {
-    switch (current_options.sampling) {
-        case Sampling::all:
-            set_countdown(-1);  // every allocation comes here
-            return 1.0;
-        case Sampling::probability:
-            return probability_sample_weight(t);
-        case Sampling::bytes:
-            break;
-    }
-    return byte_sample_weight(t, size);
 }
 
 // Walks frame pointers from the recorder's own frame (inlined into it), so the
@@ -307,7 +270,11 @@ namespace detail {
 
 void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     ThreadState& t = thread_state();  // on a thread's first allocation: registers it for start()'s poke
-    if (!profiler_on() || t.recording) return p;  // stopped since the hook looked
+    if (!profiler_on()) {
+        set_countdown(stopped_check_bytes);
+        return p;
+    }
+    if (t.recording) return p;
     const double weight = sample_weight(t, requested);
     if (weight == 0.0) return p;
     const size_t allocated = usable_size(p);  // of its class: a sampled block is at least as large
@@ -340,22 +307,22 @@ void record_free_slow(void* p) {
 namespace profiler {
 
 void start(const Options& options) {
-    __atomic_store_n(&sample_counting, Counting::stopped, __ATOMIC_RELEASE);  // a restart: nothing samples meanwhile
     current_options = options;
     clock_at_start = clock_now();
     session.fetch_add(1, std::memory_order_release);
+    __atomic_store_n(&profiler_enabled, true, __ATOMIC_RELEASE);
     // Every known thread's next allocation arms its countdown for this session;
     // threads not known yet do so on their first allocation (countdown 0).
-    {
-        std::lock_guard lock(buffers_mutex);
-        for (ThreadState* t : live_threads) __atomic_store_n(t->countdown, -1, __ATOMIC_RELAXED);
-    }
+    std::lock_guard lock(buffers_mutex);
+    for (ThreadState* t : live_threads) __atomic_store_n(t->countdown, -1, __ATOMIC_RELAXED);
     set_countdown(-1);
-    const Counting counting = options.sampling == Sampling::bytes ? Counting::bytes : Counting::allocations;
-    __atomic_store_n(&sample_counting, counting, __ATOMIC_RELEASE);
 }
 
-void stop() { __atomic_store_n(&sample_counting, Counting::stopped, __ATOMIC_RELEASE); }
+void stop() {
+    __atomic_store_n(&profiler_enabled, false, __ATOMIC_RELEASE);
+    set_countdown(detail::stopped_check_bytes);  // other threads re-arm on their next slow call
+}
+
 
 Profile fetch() {
     Profile profile;

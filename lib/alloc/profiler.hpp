@@ -4,9 +4,7 @@
 //
 // Sampling (Go's mprof, tcmalloc, jemalloc; Julia's sample_rate):
 //   all          every allocation;
-//   probability  each allocation with probability p (weight 1/p): the number
-//                of allocations to the next sample is drawn (geometric) once
-//                per sample, so the hook only counts down between samples;
+//   probability  each allocation with probability p (weight 1/p);
 //   bytes        one sample per `mean_bytes` allocated on average: the bytes to
 //                the next sample are drawn from an exponential distribution, so
 //                every byte has the same chance whatever the allocation sizes;
