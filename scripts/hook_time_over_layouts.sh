@@ -6,10 +6,15 @@
 # layout shifts (build-layout/), measures each workload's paired ratios in each
 # build, and prints them per layout with their mean, min and max over layouts.
 # "byte-sampled / hook off" runs the same code either way: the control.
-# Usage: scripts/hook_time_over_layouts.sh [SHIFT ...]   (bytes; default 0 16 32 48 80 96 112 144)
+# Each layout has its own build (build-layout/<shift>/), so --build-only can
+# build them all under a shared lock first and the timed run (under flock -x)
+# finds them up to date instead of compiling while it holds the machine.
+# Usage: scripts/hook_time_over_layouts.sh [--build-only] [SHIFT ...]   (bytes; default 0 16 32 48 80 96 112 144)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/gate_common.sh
+build_only=0
+if [[ "${1:-}" == --build-only ]]; then build_only=1; shift; fi
 shifts=("$@")
 ((${#shifts[@]})) || shifts=(0 16 32 48 80 96 112 144)
 for s in "${shifts[@]}"; do
@@ -19,10 +24,13 @@ alloc_suite_flags 3 0.05 '/(off|sampled_512k)/'  # the console lines are parsed 
 ratios=$(mktemp /tmp/benchfp-layouts-XXXXXX)
 trap 'rm -f "$ratios"' EXIT
 for s in "${shifts[@]}"; do
-  build_variant . build-layout benchfp_alloc_gate -DBENCHFP_LAYOUT_SHIFT="$s"
+  build_variant . "build-layout/$s" benchfp_alloc_gate -DBENCHFP_LAYOUT_SHIFT="$s"
+done
+((build_only)) && exit 0
+for s in "${shifts[@]}"; do
   echo "== layout shift $s bytes" >&2
   # One line per repetition: "<shift> <workload> <variant> <ratio>".
-  build-layout/bench/benchfp_alloc_gate "${SUITE[@]}" 2> /dev/null |
+  "build-layout/$s/bench/benchfp_alloc_gate" "${SUITE[@]}" 2> /dev/null |
     sed -n "s|^alloc/\([a-z_]*\)/\([a-z_0-9]*\)/manual_time .* ratio_to_[a-z_]*=\([0-9.]*\).*|$s \1 \2 \3|p" >> "$ratios"
 done
 # Per layout, the median of the repetitions; over layouts, mean, min and max.
