@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -111,17 +113,18 @@ TEST(PairedMeasurement, BudgetSpentReportsTheWidthReachedNotTheTarget) {
 
 namespace {
 
-report::RunResults with_frame_ratio(double ratio, report::Interval interval) {
+report::RunResults with_frame_ratio(double ratio, std::optional<report::Interval> interval) {
     report::RunResults r;
     r.fingerprint = {"cpu", "avx512", 2};
     r.benchmarks["kernel/k/a/avx2/64/clobber"] = {1e6, -1, 1, {}, {}};
-    r.benchmarks["kernel/k/a/avx2/64/frame"] = {1e6 * ratio, -1, 1, {{"clobber", {ratio}}}, {{"clobber", {interval}}}};
+    r.benchmarks["kernel/k/a/avx2/64/frame"] = {1e6 * ratio, -1, 1, {{"clobber", {ratio}}}, {}};
+    if (interval) r.benchmarks["kernel/k/a/avx2/64/frame"].paired_intervals["clobber"] = {*interval};
     return r;
 }
 
-report::RowVerdict frame_verdict(double ratio, report::Interval interval) {
+report::RowVerdict frame_verdict(double ratio, std::optional<report::Interval> interval, bool needs_interval = false) {
     report::Tolerances t;
-    t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}}};
+    t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}, 0, needs_interval}};
     report::RunResults r = with_frame_ratio(ratio, interval);
     report::compute_ratios(r, t);
     const report::Judgement j = report::judge_limits_only(r, t);
@@ -136,10 +139,13 @@ report::RowVerdict frame_verdict(double ratio, report::Interval interval) {
 // (lo > limit), unresolved when it straddles the limit, within when hi is.
 TEST(JudgeFrameCost, IntervalAgainstTheLimit) {
     using report::RowVerdict;
-    EXPECT_EQ(frame_verdict(1.003, {1.001, 1.005}), RowVerdict::invariant);
-    EXPECT_EQ(frame_verdict(1.006, {1.0055, 1.0065}), RowVerdict::over_limit);
-    EXPECT_EQ(frame_verdict(1.004, {1.002, 1.007}), RowVerdict::unresolved);
-    EXPECT_EQ(frame_verdict(1.006, {1.003, 1.009}), RowVerdict::unresolved);  // the median alone is no verdict
+    EXPECT_EQ(frame_verdict(1.003, {{1.001, 1.005}}), RowVerdict::invariant);
+    EXPECT_EQ(frame_verdict(1.006, {{1.0055, 1.0065}}), RowVerdict::over_limit);
+    EXPECT_EQ(frame_verdict(1.004, {{1.002, 1.007}}), RowVerdict::unresolved);
+    EXPECT_EQ(frame_verdict(1.006, {{1.003, 1.009}}), RowVerdict::unresolved);  // the median alone is no verdict
+    // Too few pairs for an interval: a rule that needs one does not judge the bare median.
+    EXPECT_EQ(frame_verdict(1.036, std::nullopt, true), RowVerdict::unresolved);
+    EXPECT_EQ(frame_verdict(1.036, std::nullopt, false), RowVerdict::over_limit);
     report::Judgement j;
     j.rows.push_back({"x", "ratio", 1.004, NAN, NAN, 0.3, 1.005, RowVerdict::unresolved, false, "", 1.002, 1.007});
     EXPECT_FALSE(j.failed());  // unresolved is said, not failed

@@ -162,9 +162,20 @@ void judge_benchmarks(Judgement& j, const RunResults& current, const RunResults&
 void judge_ratios(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
     for (const std::string& id : keys_of(current.ratios, baseline.ratios)) {
         const RatioRule* rule = rule_of(t, id);
+        const Interval* interval = find_in(current.ratio_intervals, id);
+        const double limit = rule ? rule->limit : 0;
+        const bool unjudgeable = limit > 0 && rule->limit_needs_interval && !interval && find_in(current.ratios, id);
         j.rows.push_back(judged(id, "ratio", find_in(current.ratios, id), find_in(baseline.ratios, id),
-                                rule && rule->tolerance > 0 ? rule->tolerance : t.ratio, rule ? rule->limit : 0,
-                                find_in(current.ratio_intervals, id)));
+                                rule && rule->tolerance > 0 ? rule->tolerance : t.ratio, unjudgeable ? 0 : limit,
+                                interval));
+        if (unjudgeable) {
+            Row& row = j.rows.back();
+            row.limit = limit;
+            if (!row.fails() && row.verdict != RowVerdict::not_judged) {
+                row.verdict = RowVerdict::unresolved;
+                row.note = "no interval (too few pairs): not judged against the limit " + fixed(limit);
+            }
+        }
         if (reported_only(t, id.substr(0, id.find(": "))))
             report_without_verdict(j.rows.back(), "reported, not judged (results/tolerances.json: reported_only)");
     }

@@ -61,6 +61,10 @@ struct RatioRule {
     double limit = 0;
     std::vector<std::string> groups;  // empty: every group
     double tolerance = 0;             // against the stored ratio; 0: Tolerances::ratio
+    // The limit is judged only on a value with an interval (a paired
+    // measurement of enough pairs): a bare median of a few pairs can neither
+    // show a 0.5% excess nor rule it out, so such a row is unresolved.
+    bool limit_needs_interval = false;
 };
 
 struct Tolerances {

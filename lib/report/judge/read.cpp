@@ -279,7 +279,8 @@ Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) 
         for (const In& rule : rules->elements())
             t.ratio_rules.push_back({rule.string("name"), rule.string("numerator"), rule.string("denominator"),
                                      rule.number_or("limit", 0, ranges::limit), rule.strings_or("groups"),
-                                     rule.number_or("tolerance", 0, ranges::tolerance)});
+                                     rule.number_or("tolerance", 0, ranges::tolerance),
+                                     rule.boolean_or("limit_needs_interval", false)});
     t.reported_only = in.strings_or("reported_only");
     if (const auto limits = in.find("instruction_limits")) t.instruction_limits = numbers_of(*limits, ranges::limit);
     return t;
