@@ -122,10 +122,12 @@ report::RunResults with_frame_ratio(double ratio, std::optional<report::Interval
     return r;
 }
 
-report::RowVerdict frame_verdict(double ratio, std::optional<report::Interval> interval, bool needs_interval = false) {
+report::RowVerdict frame_verdict(double ratio, std::optional<report::Interval> interval, bool needs_interval = false,
+                                 std::optional<report::Interval> aa = std::nullopt) {
     report::Tolerances t;
     t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}, 0, needs_interval}};
     report::RunResults r = with_frame_ratio(ratio, interval);
+    if (aa) r.controls["kernel/k/a/avx2/64"] = {(aa->lo + aa->hi) / 2, aa};
     report::compute_ratios(r, t);
     const report::Judgement j = report::judge_limits_only(r, t);
     for (const report::Row& row : j.rows)
@@ -146,6 +148,9 @@ TEST(JudgeFrameCost, IntervalAgainstTheLimit) {
     // Too few pairs for an interval: a rule that needs one does not judge the bare median.
     EXPECT_EQ(frame_verdict(1.036, std::nullopt, true), RowVerdict::unresolved);
     EXPECT_EQ(frame_verdict(1.036, std::nullopt, false), RowVerdict::over_limit);
+    // Over the limit, but not beyond what the A/A control (placement alone) shows: unresolved.
+    EXPECT_EQ(frame_verdict(1.038, {{1.0175, 1.0609}}, true, report::Interval{0.9995, 1.0247}), RowVerdict::unresolved);
+    EXPECT_EQ(frame_verdict(1.038, {{1.0300, 1.0609}}, true, report::Interval{0.9995, 1.0247}), RowVerdict::over_limit);
     report::Judgement j;
     j.rows.push_back({"x", "ratio", 1.004, NAN, NAN, 0.3, 1.005, RowVerdict::unresolved, false, "", 1.002, 1.007});
     EXPECT_FALSE(j.failed());  // unresolved is said, not failed

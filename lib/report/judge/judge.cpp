@@ -159,6 +159,19 @@ void judge_benchmarks(Judgement& j, const RunResults& current, const RunResults&
     }
 }
 
+// A cost shown over the limit but not beyond the group's A/A control (the
+// same kernel at another code address, paired the same way) is what code
+// placement alone does to this kernel: not shown to be the policy's, so
+// unresolved rather than failed.
+void within_placement_noise(Row& row, const Interval& interval, const Control* aa) {
+    if (row.verdict != RowVerdict::over_limit || !aa || !aa->interval || interval.lo > aa->interval->hi) return;
+    row.over_limit = false;
+    row.verdict = RowVerdict::unresolved;
+    row.note = "95% interval [" + fixed(interval.lo, 4) + ", " + fixed(interval.hi, 4) +
+               "] over the limit but not beyond the A/A control's [" + fixed(aa->interval->lo, 4) + ", " +
+               fixed(aa->interval->hi, 4) + "]: code placement alone moves this kernel that much";
+}
+
 void judge_ratios(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
     for (const std::string& id : keys_of(current.ratios, baseline.ratios)) {
         const RatioRule* rule = rule_of(t, id);
@@ -168,6 +181,8 @@ void judge_ratios(Judgement& j, const RunResults& current, const RunResults& bas
         j.rows.push_back(judged(id, "ratio", find_in(current.ratios, id), find_in(baseline.ratios, id),
                                 rule && rule->tolerance > 0 ? rule->tolerance : t.ratio, unjudgeable ? 0 : limit,
                                 interval));
+        if (interval && rule && rule->limit_needs_interval)
+            within_placement_noise(j.rows.back(), *interval, find_in(current.controls, id.substr(0, id.find(": "))));
         if (unjudgeable) {
             Row& row = j.rows.back();
             row.limit = limit;
