@@ -99,6 +99,7 @@ std::string ratio_verdict(const Row& r) {
     if (r.verdict == RowVerdict::missing) text = ":x: missing: " + r.note;
     if (r.verdict == RowVerdict::invalid) text = ":x: invalid value";
     if (r.verdict == RowVerdict::added) text = "new: no baseline value";
+    if (r.verdict == RowVerdict::unresolved) text = ":warning: unresolved: " + r.note;
     if (r.baseline_over_limit()) text += "; the stored baseline (" + fixed(r.baseline) + ") is itself over the limit";
     return text;
 }
