@@ -253,8 +253,15 @@ private:
     }
 
     static constexpr int tile_rows = 16, tile_cols = 16;
-    // Half this CPU's L3 (32 MiB on the Zen 4 guest the transposes were tuned on).
-    static constexpr int64_t stream_min_bytes = int64_t{16} << 20;
+    // Streaming is off (no destination is this big) until its stores write whole
+    // lines: with 16-byte non-temporal stores filling each line across four blocks,
+    // transpose 4096x4096 reached 0.69 of copy's bandwidth (from 0.28 cached) but
+    // its policies then differed by 3-4% in paired runs (clobber fastest, in either
+    // order; frame/clobber [1.0305, 1.0519] at avx2), a sensitivity of the
+    // write-combining buffers to the code around them that a frame-cost gate cannot
+    // tell from a frame cost. The cached path shows none (2000x2000: 1.0009
+    // [0.9961, 1.0099]). Meant value once lines are whole: half this CPU's L3, 16 MiB.
+    static constexpr int64_t stream_min_bytes = int64_t{1} << 62;
 
     Xbyak::Reg64 src_, dst_, r_, c_, ps_, pd_, row_bytes_, col_bytes_;
     GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_, stream_;
