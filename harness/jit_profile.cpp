@@ -88,7 +88,9 @@ void announce(const jit::CodeRegionInfo& r) {
     std::string record(bytes_of(&load, sizeof load));
     record.append(r.name.c_str(), r.name.size() + 1);
     record.append(bytes_of(reinterpret_cast<const void*>(r.begin), r.size));
-    write_or_stop(files.jitdump, "jitdump file", record);  // one record whole, or the file stops before it
+    // One write per record: a failure stops the file there (a partly written
+    // last record, which perf inject reports as truncated; the warning says so).
+    write_or_stop(files.jitdump, "jitdump file", record);
 }
 
 }  // namespace

@@ -151,6 +151,8 @@ TEST(JudgeFrameCost, IntervalAgainstTheLimit) {
     // Over the limit, but not beyond what the A/A control (placement alone) shows: unresolved.
     EXPECT_EQ(frame_verdict(1.038, {{1.0175, 1.0609}}, true, report::Interval{0.9995, 1.0247}), RowVerdict::unresolved);
     EXPECT_EQ(frame_verdict(1.038, {{1.0300, 1.0609}}, true, report::Interval{0.9995, 1.0247}), RowVerdict::over_limit);
+    // An A/A wider than 2% is noise itself: it excuses nothing.
+    EXPECT_EQ(frame_verdict(1.08, {{1.07, 1.09}}, true, report::Interval{0.8385, 1.0864}), RowVerdict::over_limit);
     report::Judgement j;
     j.rows.push_back({"x", "ratio", 1.004, NAN, NAN, 0.3, 1.005, RowVerdict::unresolved, false, "", 1.002, 1.007});
     EXPECT_FALSE(j.failed());  // unresolved is said, not failed

@@ -86,3 +86,10 @@ TEST(ReportFile, DevicesAreWrittenInPlaceWithErrorsChecked) {
     EXPECT_THROW(write_file("/dev/full", "x"), std::runtime_error);
     EXPECT_EQ(benchfp::report::write_fully(-1, "x"), EBADF);
 }
+
+TEST(ReportFile, AFifoWithNoReaderIsAnErrorNotAHang) {
+    TempDir dir;
+    const fs::path fifo = dir.path / "fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    EXPECT_THROW(write_file(fifo.string(), "x"), std::runtime_error);
+}

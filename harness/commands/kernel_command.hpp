@@ -18,6 +18,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -25,6 +26,8 @@
 #include <vector>
 
 namespace benchfp::harness {
+
+class Workload;
 
 // Options that apply to the whole run, not to cases: command line only.
 struct KernelRunOptions {
@@ -62,6 +65,10 @@ private:
     void run_corr(const KernelCase& c);
     void run_list(const KernelCase& c);
     void run_perf_group(size_t first, size_t end);  // kernel_perf.cpp
+    // Times the policies of a group that built, with its A/A copy and peers;
+    // throws when one of those cannot be made (every case then fails).
+    void time_perf_group(const std::vector<const KernelCase*>& running, Workload& workload,
+                         std::chrono::steady_clock::time_point begun);
     size_t perf_group_end(size_t first) const;
     SampledCall* begin_unwind(const KernelCase& c);  // kernel_unwind.cpp
     void finish_unwind();

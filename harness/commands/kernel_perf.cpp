@@ -10,6 +10,7 @@
 #include <cmath>
 #include <functional>
 #include <iostream>
+#include <optional>
 
 namespace benchfp::harness {
 
@@ -41,9 +42,13 @@ size_t add_aa_copy(Workload& workload, const KernelSpec& reference) {
     return workload.add_variant(reference);
 }
 
-nlohmann::json interval_json(const report::MedianInterval& m) {
+// Nothing for a ratio without pairs (or a zero median): JSON has no NaN, and a
+// null where the judge reads a number would make the harness's own output unreadable.
+std::optional<nlohmann::json> interval_json(const report::MedianInterval& m) {
+    if (!std::isfinite(m.median) || m.median <= 0) return std::nullopt;
     nlohmann::json out = {{"ratio", m.median}, {"pairs", m.n}};
-    if (std::isfinite(m.lo)) out["lo"] = m.lo, out["hi"] = m.hi, out["half_width"] = m.half_width();
+    if (std::isfinite(m.lo) && std::isfinite(m.hi) && std::isfinite(m.half_width()))
+        out["lo"] = m.lo, out["hi"] = m.hi, out["half_width"] = m.half_width();
     return out;
 }
 
@@ -54,12 +59,14 @@ void add_paired_measures(nlohmann::json& measures, const PairedRun& run, size_t 
                          const std::string& reference, const PairedOptions& options) {
     measures["target_half_width"] = options.target_half_width;
     measures["target_met"] = run.target_met;
-    if (v) {
-        measures["paired"] = interval_json(run.stats[v].to_reference);
+    if (const auto paired = v ? interval_json(run.stats[v].to_reference) : std::nullopt) {
+        measures["paired"] = *paired;
         measures["paired"]["reference"] = reference;
     }
-    measures["aa"] = interval_json(run.stats[aa_index].to_reference);
-    measures["aa"]["padding_bytes"] = aa_padding_bytes;
+    if (const auto aa = interval_json(run.stats[aa_index].to_reference)) {
+        measures["aa"] = *aa;
+        measures["aa"]["padding_bytes"] = aa_padding_bytes;
+    }
 }
 
 }  // namespace
@@ -87,15 +94,26 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
         running.push_back(&c);
     }
     if (running.empty()) return;
-    const size_t aa_index = add_aa_copy(*workload, running.front()->spec);
+    try {
+        time_perf_group(running, *workload, begun);
+    } catch (const std::exception& e) {
+        // Every case of the group is recorded once, here: none was timed.
+        for (const KernelCase* c : running)
+            record(*c, report::State::failed, std::string("error: ") + e.what(), ms_since(begun) / running.size(), {});
+    }
+}
+
+void KernelRun::time_perf_group(const std::vector<const KernelCase*>& running, Workload& workload,
+                                Clock::time_point begun) {
+    const size_t aa_index = add_aa_copy(workload, running.front()->spec);
     std::vector<TimedVariant> variants;
-    for (size_t v = 0; v <= aa_index; ++v) variants.push_back({[call = workload->call(v)] { call.fn(call.arg); }, true});
+    for (size_t v = 0; v <= aa_index; ++v) variants.push_back({[call = workload.call(v)] { call.fn(call.arg); }, true});
     std::unique_ptr<Peer> onednn, copy, peak;
     const Peers& peers = running.front()->vs;
     double peak_flops = 0;
-    if (peers.onednn) onednn = workload->onednn_peer();
-    if (peers.copy) copy = make_copy_peer(workload->input_bytes());
-    if (peers.peak) peak = make_fma_peak_peer(running.front()->spec.isa, workload->threads(), peak_flops);
+    if (peers.onednn) onednn = workload.onednn_peer();
+    if (peers.copy) copy = make_copy_peer(workload.input_bytes());
+    if (peers.peak) peak = make_fma_peak_peer(running.front()->spec.isa, workload.threads(), peak_flops);
     for (Peer* peer : {onednn.get(), copy.get(), peak.get()})
         if (peer) variants.push_back({[peer] { peer->run(); }, false});
     PairedOptions options;
@@ -115,8 +133,8 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
         PerfLine line;
         line.c = running[v];
         line.stats = stats[v];
-        line.flops = workload->flops();
-        line.bytes = workload->bytes();
+        line.flops = workload.flops();
+        line.bytes = workload.bytes();
         line.frame_ratio = stats[v].min_ms / stats[0].min_ms;
         if (v) line.frame_cost = stats[v].to_reference;
         line.aa = stats[aa_index].to_reference;
@@ -130,7 +148,7 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
             measures["onednn_min_ms"] = onednn_stats->min_ms;
         }
         if (copy_stats) {
-            const double copy_gbps = 2.0 * workload->input_bytes() / copy_stats->min_ms;
+            const double copy_gbps = 2.0 * workload.input_bytes() / copy_stats->min_ms;
             line.vs_copy = (line.bytes / stats[v].min_ms) / copy_gbps;
             measures["vs_copy"] = *line.vs_copy;
             measures["copy_min_ms"] = copy_stats->min_ms;

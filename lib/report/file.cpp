@@ -70,8 +70,16 @@ std::string resolve_link(const std::string& path) {
 }
 
 void write_in_place(const std::string& path, std::string_view data) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) fail(path, "open", errno);
+    // O_NONBLOCK: a FIFO nobody reads is an error (ENXIO) rather than a run that
+    // hangs at its very end; the writes themselves block as usual.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) fail(path, errno == ENXIO ? "open (a FIFO with no reader)" : "open", errno);
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        const int error = errno;
+        ::close(fd);
+        fail(path, "clear O_NONBLOCK", error);
+    }
     const int error = write_fully(fd, data);
     const int closed = ::close(fd) == 0 ? 0 : errno;
     if (error) fail(path, "write", error);
@@ -121,7 +129,8 @@ void check_writable(const std::string& path) {
     if (::stat(path.c_str(), &existing) == 0) {
         if (S_ISDIR(existing.st_mode)) fail(path, "it is a directory", EISDIR);
         if (::access(path.c_str(), W_OK) != 0) fail(path, "no write permission", errno);
-        return;
+        if (!S_ISREG(existing.st_mode)) return;  // written in place
+        // A regular file is replaced through a temporary beside it: its directory must take one.
     }
     const std::string directory = directory_of(path);
     if (::access(directory.c_str(), W_OK | X_OK) != 0) fail(path, "its directory " + directory, errno);

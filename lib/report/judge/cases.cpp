@@ -4,6 +4,7 @@
 #include "report/json_input.hpp"
 #include "report/judge/stats.hpp"
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -13,10 +14,20 @@ namespace {
 
 constexpr Range count_range{0, 1e15};
 
+constexpr long max_folded_frames = 1024;
+
 void add_folded(std::map<std::string, long>& into, const In& unwind) {
     const auto folded = unwind.find("folded");
     if (!folded) return;  // results written before the folded stacks were recorded
-    for (const auto& [stack, count] : folded->members()) into[stack] += static_cast<long>(count.as_number(count_range));
+    for (const auto& [stack, count] : folded->members()) {
+        // perf's callchains stop at 127 frames (perf_event_max_stack); far deeper
+        // is no sample, and the flame graph's layout recurses once per frame.
+        const long frames = 1 + std::count(stack.begin(), stack.end(), ';');
+        if (frames > max_folded_frames)
+            count.fail("a folded stack of " + std::to_string(frames) + " frames, more than " +
+                       std::to_string(max_folded_frames));
+        into[stack] += static_cast<long>(count.as_number(count_range));
+    }
 }
 
 void add_record(CaseSummary& summary, const In& record, const std::string& path) {

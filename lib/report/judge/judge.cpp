@@ -162,9 +162,14 @@ void judge_benchmarks(Judgement& j, const RunResults& current, const RunResults&
 // A cost shown over the limit but not beyond the group's A/A control (the
 // same kernel at another code address, paired the same way) is what code
 // placement alone does to this kernel: not shown to be the policy's, so
-// unresolved rather than failed.
+// unresolved rather than failed. Only a resolved A/A excuses: one wider than
+// max_aa_half_width is noise itself, and would excuse any cost.
+constexpr double max_aa_half_width = 0.02;
+
 void within_placement_noise(Row& row, const Interval& interval, const Control* aa) {
     if (row.verdict != RowVerdict::over_limit || !aa || !aa->interval || interval.lo > aa->interval->hi) return;
+    const double aa_half_width = std::max(aa->ratio - aa->interval->lo, aa->interval->hi - aa->ratio) / aa->ratio;
+    if (!(aa_half_width <= max_aa_half_width)) return;
     row.over_limit = false;
     row.verdict = RowVerdict::unresolved;
     row.note = "95% interval [" + fixed(interval.lo, 4) + ", " + fixed(interval.hi, 4) +
