@@ -71,7 +71,7 @@ const typename Map::mapped_type* find_in(const Map& map, const std::string& key)
 // regression against the baseline stays one.
 void judge_limit(Row& row, double current, const Interval* interval) {
     const std::string text =
-        interval ? "95% interval [" + fixed(interval->lo, 4) + ", " + fixed(interval->hi, 4) + "] " : "";
+        interval ? "95% interval " + bracketed(*interval) + " " : "";
     if (interval ? interval->lo > row.limit : !(current <= row.limit)) {
         row.over_limit = true;
         if (row.verdict != RowVerdict::regression) row.verdict = RowVerdict::over_limit;
@@ -172,9 +172,8 @@ void within_placement_noise(Row& row, const Interval& interval, const Control* a
     if (!(aa_half_width <= max_aa_half_width)) return;
     row.over_limit = false;
     row.verdict = RowVerdict::unresolved;
-    row.note = "95% interval [" + fixed(interval.lo, 4) + ", " + fixed(interval.hi, 4) +
-               "] over the limit but not beyond the A/A control's [" + fixed(aa->interval->lo, 4) + ", " +
-               fixed(aa->interval->hi, 4) + "]: code placement alone moves this kernel that much";
+    row.note = "95% interval " + bracketed(interval) + " over the limit but not beyond the A/A control's " +
+               bracketed(*aa->interval) + ": code placement alone moves this kernel that much";
 }
 
 void judge_ratios(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {

@@ -121,7 +121,7 @@ void ratio_table(std::ostringstream& md, const Judgement& j) {
 // group's A/A control (the noise floor) where the run paired them.
 std::string with_interval(const std::string& value, const Interval* interval) {
     if (!interval) return value;
-    return value + " [" + fixed(interval->lo, 4) + ", " + fixed(interval->hi, 4) + "]";
+    return value + " " + bracketed(*interval);
 }
 
 void frame_cost_table(std::ostringstream& md, const RunResults& current) {

@@ -15,6 +15,10 @@ std::string fixed(double v, int digits) {
     return out.str();
 }
 
+std::string bracketed(const Interval& interval) {
+    return "[" + fixed(interval.lo, 4) + ", " + fixed(interval.hi, 4) + "]";
+}
+
 double median(std::vector<double> values) {
     if (values.empty()) return NAN;
     std::sort(values.begin(), values.end());

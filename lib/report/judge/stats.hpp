@@ -13,6 +13,8 @@ namespace benchfp::report {
 
 // How every number in a report is written: `digits` after the point, "NaN" for NaN.
 std::string fixed(double v, int digits = 3);
+// An interval as every report writes it: "[lo, hi]", four digits each.
+std::string bracketed(const Interval& interval);
 // The middle value (the mean of the two middle ones for an even count); NaN for none.
 double median(std::vector<double> values);
 
