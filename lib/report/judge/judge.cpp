@@ -179,6 +179,7 @@ void within_placement_noise(Row& row, const Interval& interval, const Control* a
 void judge_ratios(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
     for (const std::string& id : keys_of(current.ratios, baseline.ratios)) {
         const RatioRule* rule = rule_of(t, id);
+        const std::string group = id.substr(0, id.find(": "));
         const Interval* interval = find_in(current.ratio_intervals, id);
         const double limit = rule ? rule->limit : 0;
         const bool unjudgeable = limit > 0 && rule->limit_needs_interval && !interval && find_in(current.ratios, id);
@@ -186,7 +187,7 @@ void judge_ratios(Judgement& j, const RunResults& current, const RunResults& bas
                                 rule && rule->tolerance > 0 ? rule->tolerance : t.ratio, unjudgeable ? 0 : limit,
                                 interval));
         if (interval && rule && rule->limit_needs_interval)
-            within_placement_noise(j.rows.back(), *interval, find_in(current.controls, id.substr(0, id.find(": "))));
+            within_placement_noise(j.rows.back(), *interval, find_in(current.controls, group));
         if (unjudgeable) {
             Row& row = j.rows.back();
             row.limit = limit;
@@ -195,7 +196,7 @@ void judge_ratios(Judgement& j, const RunResults& current, const RunResults& bas
                 row.note = "no interval (too few pairs): not judged against the limit " + fixed(limit);
             }
         }
-        if (reported_only(t, id.substr(0, id.find(": "))))
+        if (reported_only(t, group))
             report_without_verdict(j.rows.back(), "reported, not judged (results/tolerances.json: reported_only)");
     }
 }
