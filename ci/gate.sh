@@ -170,10 +170,49 @@ if ((update)); then
   "$build/benchfp" judge "${currents[@]}" --baselines="$baselines" --suite=gate --update-baseline --commit="$commit" || exit 2
   exit "$status"
 fi
+judge_all() {  # judge_all [--confirm=FILE...]: the one report, of every run and case
+  "$build/benchfp" judge "${currents[@]}" "${cases[@]}" "${untested_note[@]}" "$@" --baselines="$baselines" --suite=gate \
+    --report="$report" --commit="$commit" --triggered-by="ci/gate.sh $gate_args" > "$report/judge.txt"
+}
+gate_args="$*"
 step "judging against this machine's baselines"
-"$build/benchfp" judge "${currents[@]}" "${cases[@]}" "${untested_note[@]}" --baselines="$baselines" --suite=gate --report="$report" --commit="$commit" \
-  --triggered-by="ci/gate.sh $*" > "$report/judge.txt"
+judge_all
 judged=$?
+if ((judged == 1)); then
+  # A failure must reproduce before it fails the gate: one slow process on a
+  # shared machine is not a slower build (a quick gate on unchanged code was red
+  # 2 times in 3 on this 2-vCPU guest: a reorder 1.68x and an allocator workload
+  # 1.33x its baseline, each at its usual speed when run again). The perf batches
+  # and allocator workloads with a failed time or in-run ratio run once more, in
+  # new processes, and the judge keeps only the failures the re-run shows again
+  # (benchfp judge --confirm). The re-run measures longer (4x the perf budget, 2
+  # more allocator repetitions): its minimum is nearer the floor a regression
+  # must rise above by its tolerance, so a real slowdown still shows. Failed
+  # cases, missing rows and instruction counts are not re-run: they are not noise.
+  mv "$report/judge.txt" "$work/judge-first.txt"
+  confirm=()
+  while read -r what family isa; do
+    case "$what" in
+      kernel)
+        step "re-running $family perf at $isa (a failure there must reproduce)"
+        "$build/benchfp" kernel --batch="cases/$family/perf" --isa="$isa" --mode=perf --max-ms-per-prb="$((perf_ms * 4))" \
+          --json="$work/confirm-$family-$isa.json" > "$work/confirm-$family-$isa.txt" 2>&1
+        [[ -f "$work/confirm-$family-$isa.json" ]] && confirm+=(--confirm="$work/confirm-$family-$isa.json") ;;
+      alloc)  # family: the workloads, as a Google Benchmark filter
+        step "re-running the allocator workloads $family (a failure there must reproduce)"
+        alloc_suite_flags "$((reps + 2))" "$min_time" "^alloc/($family)/"
+        "$build/bench/benchfp_alloc_gate" "${SUITE[@]}" --benchmark_out="$work/confirm-alloc.json" > /dev/null 2>&1 &&
+          confirm+=(--confirm="$work/confirm-alloc.json") ;;
+    esac
+  done < <(python3 scripts/failed_groups.py "$report/report.json")
+  if ((${#confirm[@]})); then
+    step "judging again: a failure counts only if the re-run shows it too"
+    judge_all "${confirm[@]}"
+    judged=$?
+  else
+    mv "$work/judge-first.txt" "$report/judge.txt"
+  fi
+fi
 sed -n '/^## Job Properties/,/^## Results/p' "$report/judge.txt" | grep -v '^## Results' | head -20
 ((judged > status)) && status=$judged
 step "done: tested ISAs ${tested[*]:-none}; not tested here: ${untested[*]:-none}; exit $status"

@@ -181,6 +181,31 @@ TEST(CliJudge, EachMachineAgainstItsOwnBaseline) {
     std::filesystem::remove_all(b.dir);
 }
 
+// --confirm: a time that regressed is re-judged on the re-run's file; the
+// judgement fails only when the re-run shows the regression too, and the report
+// names what was not confirmed.
+TEST(CliJudge, AFailureMustReproduceInTheConfirmRun) {
+    JudgeFiles f = valid_judge_files("confirm");
+    f.current["benchmarks"][0]["real_time"] = 20.0;  // alloc/w/off: 2x its baseline
+    const std::string args = judge_args(f), d = f.dir.string() + "/";
+    ASSERT_EQ(run_benchfp(args).status, 1);
+    nlohmann::json rerun = f.current;
+    rerun["benchmarks"][0]["real_time"] = 10.2;
+    std::ofstream(f.dir / "usual.json") << rerun.dump();
+    const CommandRun unconfirmed = run_benchfp(args + " --confirm=" + d + "usual.json");
+    EXPECT_EQ(unconfirmed.status, 0) << unconfirmed.output;
+    EXPECT_NE(unconfirmed.output.find("2 not confirmed by a re-run (alloc/w/off, alloc/w: off / co)"), std::string::npos) << unconfirmed.output;
+    EXPECT_NE(unconfirmed.output.find(":warning: not confirmed: 2.000 x the baseline in the run, 1.020 x the baseline"),
+              std::string::npos)
+        << unconfirmed.output;
+    rerun["benchmarks"][0]["real_time"] = 19.0;
+    std::ofstream(f.dir / "slow.json") << rerun.dump();
+    const CommandRun confirmed = run_benchfp(args + " --confirm=" + d + "slow.json");
+    EXPECT_EQ(confirmed.status, 1) << confirmed.output;
+    expect_usage_error(args + " --confirm=" + d + "absent.json", "absent.json");
+    std::filesystem::remove_all(f.dir);
+}
+
 // From any working directory the stored tolerances and this machine's baseline
 // folder are found in the source tree, as batch files are.
 TEST(CliJudge, JudgesFromAnyWorkingDirectory) {

@@ -347,3 +347,48 @@ TEST(Judge, TheFingerprintRoundTripsThroughJson) {
     EXPECT_EQ(f.slug(), "amd-epyc-avx512-2cores");
     EXPECT_FALSE(Fingerprint{}.known());
 }
+
+// A failure must reproduce (confirm): a measured failure a re-run does not show
+// again is unconfirmed, one it shows again stays, one it lacks stays; rows the
+// run passed and deterministic rows are never changed by a re-run.
+TEST(Judge, AFailureMustReproduceInTheReRun) {
+    Tolerances t;
+    t.ratio_rules.push_back({"off / co", "off", "co", 1.02, {}});
+    const RunResults base = run({{"g/a", 100}, {"g/b", 100}, {"g/c", 100}, {"h/off", 100}, {"h/co", 100}});
+    RunResults cur = run({{"g/a", 150}, {"g/b", 150}, {"g/c", 150}, {"h/off", 110}, {"h/co", 100}});
+    cur.benchmarks["g/a"].bytes_per_iteration = 2000;  // a memory regression: deterministic, never re-run away
+    compute_ratios(cur, t);
+    Judgement j = judge(cur, base, t);
+    ASSERT_EQ(j.regressions, 5);  // g/a (time and memory), g/b, g/c, h/off
+    ASSERT_EQ(row(j, "h: off / co", "ratio").verdict, RowVerdict::over_limit);
+    // The re-run: g/a and the ratio at their usual values, g/b slow again, g/c not re-run.
+    RunResults again = run({{"g/a", 101}, {"g/b", 149}, {"h/off", 100}, {"h/co", 100}});
+    compute_ratios(again, t);
+    confirm(j, judge(again, base, t));
+    EXPECT_EQ(row(j, "g/a", "time").verdict, RowVerdict::unconfirmed);
+    EXPECT_NE(row(j, "g/a", "time").note.find("1.500 x the baseline in the run, 1.010 x the baseline in a re-run"),
+              std::string::npos)
+        << row(j, "g/a", "time").note;
+    EXPECT_EQ(row(j, "g/a", "memory").verdict, RowVerdict::regression);
+    EXPECT_EQ(row(j, "g/b", "time").verdict, RowVerdict::regression);
+    EXPECT_NE(row(j, "g/b", "time").note.find("confirmed by a re-run: 1.490"), std::string::npos);
+    EXPECT_EQ(row(j, "g/c", "time").verdict, RowVerdict::regression);
+    EXPECT_NE(row(j, "g/c", "time").note.find("not re-run"), std::string::npos);
+    EXPECT_EQ(row(j, "h: off / co", "ratio").verdict, RowVerdict::unconfirmed);
+    EXPECT_FALSE(row(j, "h: off / co", "ratio").over_limit);
+    EXPECT_EQ(row(j, "h/off", "time").verdict, RowVerdict::unconfirmed);
+    EXPECT_EQ(j.regressions, 3);
+    EXPECT_EQ(j.over_limit, 0);
+    EXPECT_EQ(j.unconfirmed, 3);
+    EXPECT_TRUE(j.failed());
+    // A re-run in which everything is fine clears every measured failure, and only those.
+    RunResults fine = run({{"g/a", 100}, {"g/b", 100}, {"g/c", 100}, {"h/off", 100}, {"h/co", 100}});
+    compute_ratios(fine, t);
+    confirm(j, judge(fine, base, t));
+    EXPECT_EQ(j.regressions, 1);  // g/a's memory
+    EXPECT_TRUE(j.failed());
+    // A passed row is never re-judged, even if the re-run is worse.
+    Judgement passed = judge(base, base, t);
+    confirm(passed, judge(cur, base, t));
+    EXPECT_FALSE(passed.failed());
+}

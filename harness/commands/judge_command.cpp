@@ -21,6 +21,9 @@ void JudgeOptions::add_to(CLI::App& app) {
                    "this build's run(s): Google Benchmark JSON (--benchmark_out) or benchfp kernel --mode=perf --json; "
                    "repeatable, of one or several machines (each judged against its own baseline)")
         ->required();
+    app.add_option("--confirm", confirm,
+                   "a re-run of the benchmarks that failed in --current (same kinds, new processes): a time or "
+                   "in-run ratio that failed fails the judgement only if it fails here too; repeatable");
     app.add_option("--baseline-runs", baseline_runs,
                    "the other build's runs (same kinds), judged against instead of a stored baseline (scripts/vs.sh)");
     app.add_option("--baselines", baselines_dir,
@@ -174,9 +177,15 @@ int judge(const JudgeOptions& o) {
     report::Report r{{o.commit, o.baseline_label, today(), build_info(), o.triggered_by}, {}, {}};
     for (const std::string& path : o.cases) report::add_cases(r.cases, path);
     r.cases.untested_isas = o.untested_isas;
+    const std::vector<report::RunResults> reruns = read_by_machine(o.confirm, tolerances);
     for (report::RunResults& m : machines) {
         std::optional<report::RunResults> baseline = baselines->of(m);
-        report::Judgement j = baseline ? report::judge(m, *baseline, tolerances) : report::judge_limits_only(m, tolerances);
+        const auto judged = [&](const report::RunResults& run) {
+            return baseline ? report::judge(run, *baseline, tolerances) : report::judge_limits_only(run, tolerances);
+        };
+        report::Judgement j = judged(m);
+        for (const report::RunResults& rerun : reruns)
+            if (report::same_machine(rerun.fingerprint, m.fingerprint)) report::confirm(j, judged(rerun));
         const std::string where = baselines->where(m.fingerprint);
         r.machines.push_back({std::move(m), std::move(baseline), where, std::move(j)});
     }

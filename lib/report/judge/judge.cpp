@@ -19,6 +19,7 @@ const char* to_string(RowVerdict v) {
     case RowVerdict::invalid: return "invalid";
     case RowVerdict::over_limit: return "over limit";
     case RowVerdict::unresolved: return "unresolved";
+    case RowVerdict::unconfirmed: return "unconfirmed";
     }
     return "?";
 }
@@ -210,12 +211,14 @@ void judge_instructions(Judgement& j, const RunResults& current, const RunResult
 }
 
 void count(Judgement& j) {
+    j.regressions = j.improvements = j.over_limit = j.missing = j.invalid = j.unconfirmed = 0;
     for (const Row& r : j.rows) {
         j.regressions += r.verdict == RowVerdict::regression;
         j.improvements += r.verdict == RowVerdict::improvement;
         j.over_limit += r.over_limit;
         j.missing += r.verdict == RowVerdict::missing;
         j.invalid += r.verdict == RowVerdict::invalid;
+        j.unconfirmed += r.verdict == RowVerdict::unconfirmed;
     }
 }
 
@@ -272,6 +275,40 @@ Judgement judge_limits_only(const RunResults& current, const Tolerances& t) {
     }
     count(j);
     return j;
+}
+
+namespace {
+
+// What a row measured, for the notes of a re-run: "1.679 x the baseline" (a
+// time), "1.031 [1.012, 1.050] (1.020 x the baseline)" (an in-run ratio).
+std::string measured(const Row& r) {
+    if (r.kind == "time") return fixed(r.ratio) + " x the baseline";
+    std::string text = fixed(r.current);
+    if (std::isfinite(r.lo)) text += " " + bracketed(Interval{r.lo, r.hi});
+    if (std::isfinite(r.ratio)) text += " (" + fixed(r.ratio) + " x the baseline)";
+    return text;
+}
+
+}  // namespace
+
+void confirm(Judgement& run, const Judgement& rerun) {
+    for (Row& row : run.rows) {
+        const bool measured_failure = row.verdict == RowVerdict::regression || row.verdict == RowVerdict::over_limit;
+        if (!measured_failure || (row.kind != "time" && row.kind != "ratio")) continue;
+        const auto again = std::find_if(rerun.rows.begin(), rerun.rows.end(), [&](const Row& r) {
+            return r.id == row.id && r.kind == row.kind && r.verdict != RowVerdict::missing;
+        });
+        if (again == rerun.rows.end()) {
+            row.note += std::string(row.note.empty() ? "" : "; ") + "not re-run";
+        } else if (again->fails()) {
+            row.note += std::string(row.note.empty() ? "" : "; ") + "confirmed by a re-run: " + measured(*again);
+        } else {
+            row.verdict = RowVerdict::unconfirmed;
+            row.over_limit = false;
+            row.note = measured(row) + " in the run, " + measured(*again) + " in a re-run: not confirmed";
+        }
+    }
+    count(run);
 }
 
 }  // namespace benchfp::report

@@ -29,7 +29,11 @@ namespace benchfp::report {
 // interval, the whole interval is over it.
 // unresolved: a ratio whose 95% interval straddles its absolute limit: the run
 // shows neither that it is within nor that it is over (reported, not failed).
-enum class RowVerdict { regression, improvement, invariant, not_judged, added, missing, invalid, over_limit, unresolved };
+// unconfirmed: a measured value that failed (regression or over its limit) in
+// the run and passed in a re-run of its benchmark (confirm()): reported, not
+// failed, since one slow process on a shared machine is not a slower build.
+enum class RowVerdict { regression, improvement, invariant, not_judged, added, missing, invalid, over_limit, unresolved,
+                        unconfirmed };
 const char* to_string(RowVerdict v);
 
 struct Row {
@@ -51,11 +55,21 @@ struct Judgement {
     bool has_baseline = true;
     int regressions = 0, improvements = 0;
     int over_limit = 0, missing = 0, invalid = 0;  // rows over their absolute limit (regressions too), missing, invalid
+    int unconfirmed = 0;  // failures a re-run did not reproduce (confirm())
     bool failed() const;  // any regression, over_limit, missing or invalid row
 };
 
 Judgement judge(const RunResults& current, const RunResults& baseline, const Tolerances& tolerances);
 // No baseline for this machine: the absolute limits only.
 Judgement judge_limits_only(const RunResults& current, const Tolerances& tolerances);
+
+// A failure must reproduce: each time or ratio row of `run` that fails
+// (regression or over its limit) is looked up in `rerun`, the judgement of a
+// re-run of the failed benchmarks in a new process against the same baseline.
+// Failing there too, it stays failed ("confirmed by a re-run"); passing there, it
+// becomes unconfirmed; absent there, it stays failed. Rows the run passed are
+// not re-judged (a re-run is a second chance for a failure, never for a pass),
+// and deterministic rows (memory, instruction counts) need no second run.
+void confirm(Judgement& run, const Judgement& rerun);
 
 }  // namespace benchfp::report

@@ -41,6 +41,7 @@ const char* mark(const Row& r) {
     case RowVerdict::over_limit: return " :no_entry:";
     case RowVerdict::improvement: return " :white_check_mark:";
     case RowVerdict::unresolved: return " :warning: unresolved";
+    case RowVerdict::unconfirmed: return " :warning: not confirmed";
     default: return "";
     }
 }
@@ -52,6 +53,7 @@ std::string cell(const Row& r) {
     std::string text = fixed(r.ratio) + " (" + fixed(100 * r.tolerance, 0) + "%)" + mark(r);
     if (r.verdict == RowVerdict::not_judged) text += " (not judged)";
     if (!r.note.empty() && r.verdict == RowVerdict::unresolved) text += " " + r.note;
+    if (r.verdict == RowVerdict::unconfirmed) text += ": " + r.note;
     return text;
 }
 
@@ -64,7 +66,8 @@ const char* meaning =
     "between builds). In-run ratios (one variant over another, both measured side by side in one run) and "
     "instruction counts are judged twice: against their stored baseline value (:x: a regression beyond "
     "tolerance) and against an absolute limit the value itself must not exceed (:no_entry: over the limit, "
-    "whatever the baseline says).";
+    "whatever the baseline says). Where the failed benchmarks were re-run in a new process (ci/gate.sh does), a "
+    "failure the re-run does not show again is reported as not confirmed (:warning:), not failed.";
 
 // {"version": "0.5.0", "compiler": "GNU 12.2.0", ...} -> "version 0.5.0, compiler GNU 12.2.0, ..."
 std::string build_text(const nlohmann::json& build) {
@@ -100,6 +103,7 @@ std::string ratio_verdict(const Row& r) {
     if (r.verdict == RowVerdict::invalid) text = ":x: invalid value";
     if (r.verdict == RowVerdict::added) text = "new: no baseline value";
     if (r.verdict == RowVerdict::unresolved) text = ":warning: unresolved: " + r.note;
+    if (r.verdict == RowVerdict::unconfirmed) text = ":warning: not confirmed: " + r.note;
     if (r.baseline_over_limit()) text += "; the stored baseline (" + fixed(r.baseline) + ") is itself over the limit";
     return text;
 }

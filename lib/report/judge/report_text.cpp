@@ -65,6 +65,9 @@ std::string verdict_text(const Report& report) {
     for (const std::string& f : failures) text += f + "; ";
     text += plural(report.regressions(), "regression", "regressions") + ", " +
             plural(report.improvements(), "improvement", "improvements");
+    if (const int n = sum(report, &Judgement::unconfirmed))
+        text += ", " + std::to_string(n) + " not confirmed by a re-run" +
+                ids_of(report, [](const Row& r) { return r.verdict == RowVerdict::unconfirmed; });
     if (!report.cases.sources.empty())
         text += ", " + std::to_string(report.cases.ran()) + " kernel cases ran";
     return text;

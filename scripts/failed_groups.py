@@ -1,0 +1,53 @@
+#!/usr/bin/python3
+"""What ci/gate.sh re-runs before a failure may fail the gate: the measured rows
+(times and in-run ratios) a judgement failed, by what produced them. Reads the
+judge's report.json (results/schemas/judgement.schema.json) and prints one line
+per thing to re-run:
+
+    kernel FAMILY ISA     the perf batch cases/FAMILY/perf at ISA
+    alloc W1|W2|...       the allocator workloads (a Google Benchmark filter)
+
+Failed cases, missing rows and instruction counts are not measurements to
+repeat, so they print nothing. Exit 2 on an unreadable report."""
+import json
+import sys
+
+MEASURED_FAILURES = {"regression", "over limit"}
+
+
+def group_of(row):
+    """kernel/reorder/nchw2nhwc/sse41/8x64x56x56/frame -> its group, by kind."""
+    if row["kind"] == "ratio":
+        return row["id"].split(": ", 1)[0]
+    return row["id"].rsplit("/", 1)[0]
+
+
+def main(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+        rows = [r for m in report["machines"] for r in m["rows"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"failed_groups.py: {path}: cannot read the judgement: {e}", file=sys.stderr)
+        return 2
+    kernels, workloads = set(), set()
+    for row in rows:
+        if row.get("verdict") not in MEASURED_FAILURES or row.get("kind") not in ("time", "ratio"):
+            continue
+        parts = group_of(row).split("/")
+        if parts[0] == "kernel" and len(parts) >= 4:
+            kernels.add((parts[1], parts[3]))
+        elif parts[0] == "alloc" and len(parts) >= 2:
+            workloads.add(parts[1])
+    for family, isa in sorted(kernels):
+        print("kernel", family, isa)
+    if workloads:
+        print("alloc", "|".join(sorted(workloads)))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print("usage: scripts/failed_groups.py REPORT_JSON", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(sys.argv[1]))
