@@ -125,6 +125,23 @@ void VectorGenerator<Vmm>::uni_zero(const Vmm& d) {
 }
 
 template <typename Vmm>
+void VectorGenerator<Vmm>::uni_zero_where_below(const std::vector<Vmm>& targets, const Vmm& a,
+                                                const Xbyak::Operand& bound, const Vmm& mask) {
+    constexpr uint8_t not_less = 5;  // NLT_US: a >= bound, or unordered (a NaN stays)
+    if constexpr (is_avx512) {
+        vcmpps(k2, a, bound, not_less);  // k1 is the tail's
+        for (const Vmm& t : targets) vmovaps(t | k2 | T_z, t);
+    } else if constexpr (is_sse) {
+        uni_mov(mask, a);
+        cmpps(mask, bound, not_less);
+        for (const Vmm& t : targets) andps(t, mask);
+    } else {
+        vcmpps(mask, a, bound, not_less);
+        for (const Vmm& t : targets) vandps(t, t, mask);
+    }
+}
+
+template <typename Vmm>
 void VectorGenerator<Vmm>::uni_fmadd231(const Vmm& acc, const Vmm& a, const Xbyak::Operand& b, const Vmm& tmp) {
     if constexpr (is_sse) {
         uni_mul(tmp, a, b);

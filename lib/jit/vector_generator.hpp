@@ -56,6 +56,11 @@ protected:
     void uni_cvtps2dq(const Vmm& d, const Vmm& a);
     void uni_round_nearest(const Vmm& d, const Vmm& a);
     void uni_zero(const Vmm& d);
+    // Zero the lanes of every target where `a` < bound (a NaN lane is kept), by
+    // one mask taken before any target changes, so `a` may be a target. `mask`:
+    // scratch (AVX-512 masks with k2 instead).
+    void uni_zero_where_below(const std::vector<Vmm>& targets, const Vmm& a, const Xbyak::Operand& bound,
+                              const Vmm& mask);
     // acc += a * b; acc -= a * b (SSE: through tmp, two roundings).
     void uni_fmadd231(const Vmm& acc, const Vmm& a, const Xbyak::Operand& b, const Vmm& tmp);
     void uni_fnmadd231(const Vmm& acc, const Vmm& a, const Xbyak::Operand& b, const Vmm& tmp);
