@@ -50,6 +50,11 @@ void Generator::store(const GprValue& value, const Xbyak::Reg64& from) {
     if (value.spilled() || value.reg() != from) mov(value.operand(), from);
 }
 
+void Generator::loop_head(Xbyak::Label& head) {
+    align(64);
+    L(head);
+}
+
 void Generator::setup_done() {
     layout_.prologue_end = getSize() - padding_;
     setup_marked_ = true;

@@ -280,7 +280,7 @@ void VectorGenerator<Vmm>::stream_loop(const Xbyak::Reg64& len, const std::vecto
         sub(len, elements);
     };
     Xbyak::Label unrolled, single, tail, done;
-    L(unrolled);
+    loop_head(unrolled);
     if (unroll > 1) {
         cmp(len, unroll * width);
         jl(single, T_NEAR);
@@ -288,13 +288,13 @@ void VectorGenerator<Vmm>::stream_loop(const Xbyak::Reg64& len, const std::vecto
         advance(unroll * width);
         jmp(unrolled, T_NEAR);
     }
-    L(single);
+    loop_head(single);
     cmp(len, width);
     jl(tail, T_NEAR);
     body(1, false);
     advance(width);
     jmp(single, T_NEAR);
-    L(tail);
+    loop_head(tail);
     cmp(len, 0);
     jle(done, T_NEAR);
     if constexpr (is_sse) {  // one element at a time

@@ -124,7 +124,7 @@ private:
     void ic_loop(int ur, int nb, bool tail) {
         Label loop;
         this->mov(ic_left_, shape(IC));
-        this->L(loop);
+        this->loop_head(loop);
         for (int v = 0; v < nb; ++v) {
             const auto w = this->ptr[p_wei_ + v * width * 4];
             if (tail && v == nb - 1) this->load_tail(wvec(ur, nb, v), w);
@@ -169,7 +169,7 @@ private:
             for (int v = 0; v < nb; ++v) this->uni_zero(acc(nb, c, v));
         Label kh_loop, kh_next, kh_done, kw_loop, kw_next, kw_done;
         set_zero(kh_);
-        this->L(kh_loop);
+        this->loop_head(kh_loop);
         this->mov(t0_, kh_.operand());
         this->cmp(t0_, shape(KH));
         this->jge(kh_done, near);
@@ -180,7 +180,7 @@ private:
         this->jge(kh_next, near);
         this->mov(ih_.operand(), t0_);
         set_zero(kw_);
-        this->L(kw_loop);
+        this->loop_head(kw_loop);
         this->mov(t0_, kw_.operand());
         this->cmp(t0_, shape(KW));
         this->jge(kw_done, near);
@@ -226,7 +226,7 @@ private:
     void oc_loop(int ur) {
         Label loop, single, tail, done;
         set_zero(oc_off_);
-        this->L(loop);  // t1 = oc left
+        this->loop_head(loop);  // t1 = oc left
         this->mov(t1_, shape(OC));
         this->sub(t1_, oc_off_.operand());
         this->cmp(t1_, NB * width);
@@ -254,7 +254,7 @@ private:
     void row() {
         Label loop, single, block, next, done;
         set_zero(ow_);
-        this->L(loop);
+        this->loop_head(loop);
         this->mov(t0_, ow_.operand());
         this->cmp(t0_, shape(OW));
         this->jge(done, near);
@@ -301,7 +301,7 @@ private:
 
         Label oh_loop, oh_done;
         copy(oh_, shape(OH_BEGIN));
-        this->L(oh_loop);
+        this->loop_head(oh_loop);
         this->mov(t0_, oh_.operand());
         this->cmp(t0_, shape(OH_END));
         this->jge(oh_done, near);

@@ -87,14 +87,14 @@ private:
         this->mov(reg_c_, this->ptr[p + offsetof(GemmArgs, c)]);
 
         Xbyak::Label unrolled, single, done;
-        this->L(unrolled);
+        this->loop_head(unrolled);
         this->cmp(reg_k_, k_unroll);
         this->jl(single, Xbyak::CodeGenerator::T_NEAR);
         for (int s = 0; s < k_unroll; ++s) k_step(s);
         this->add(reg_a_, k_unroll * tile_.mr * 4);
         this->sub(reg_k_, k_unroll);
         this->jmp(unrolled, Xbyak::CodeGenerator::T_NEAR);
-        this->L(single);
+        this->loop_head(single);
         this->test(reg_k_, reg_k_);
         this->jz(done, Xbyak::CodeGenerator::T_NEAR);
         k_step(0);
@@ -154,7 +154,7 @@ private:
         const Vmm x(accumulators), y(accumulators + 1);
         for (int i = 0; i < accumulators + 2; ++i) this->uni_zero(Vmm(i));
         Xbyak::Label loop, done;
-        this->L(loop);
+        this->loop_head(loop);
         this->test(reg_n_, reg_n_);
         this->jz(done, Xbyak::CodeGenerator::T_NEAR);
         for (int i = 0; i < accumulators; ++i) this->vfmadd231ps(Vmm(i), x, y);

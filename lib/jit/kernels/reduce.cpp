@@ -148,7 +148,7 @@ private:
         this->uni_load(fill_, this->cst(-std::numeric_limits<float>::infinity()));
 
         Xbyak::Label row, done;
-        this->L(row);
+        this->loop_head(row);
         this->cmp(rows_.operand(), 0);
         this->je(done, Xbyak::CodeGenerator::T_NEAR);
         if (alg_ == ReduceAlg::softmax) {

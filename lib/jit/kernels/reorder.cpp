@@ -27,13 +27,16 @@ public:
         pd_ = pool.take_register("dst cursor");
         row_bytes_ = pool.take_register("src row bytes (cols * 4)");
         col_bytes_ = pool.take_register("dst row bytes (rows * 4)");
-        batch_ = pool.take("batch left");
-        rows_ = pool.take("rows");
-        cols_ = pool.take("cols");
-        tile_r_ = pool.take("tile's first row");
-        tile_c_ = pool.take("tile's first column");
+        // Innermost first: what runs per block keeps a register when a policy
+        // that gives up rbp leaves one fewer, and the stack slots go to values
+        // read once per tile or per batch.
         tile_r_end_ = pool.take("tile's row end");
         tile_c_end_ = pool.take("tile's column end");
+        tile_r_ = pool.take("tile's first row");
+        tile_c_ = pool.take("tile's first column");
+        rows_ = pool.take("rows");
+        cols_ = pool.take("cols");
+        batch_ = pool.take("batch left");
         stream_ = pool.take("dst bigger than the caches");
     }
 
@@ -113,12 +116,12 @@ private:
                Body body) {
         Label r_loop, r_done, c_loop, c_done;
         start(r_, rows_, r_from_block_end);
-        this->L(r_loop);
+        this->loop_head(r_loop);
         this->lea(ps_, this->ptr[r_ + r_step]);
         this->cmp(ps_, rows_.operand());
         this->jg(r_done, near);
         start(c_, cols_, c_from_block_end);
-        this->L(c_loop);
+        this->loop_head(c_loop);
         this->lea(ps_, this->ptr[c_ + c_step]);
         this->mov(pd_, cols_.operand());
         if (c_to_block_end) this->and_(pd_, ~int64_t{3});
@@ -139,12 +142,12 @@ private:
     void tiled_blocks(bool stream) {
         Label r_tiles, r_tiles_done, c_tiles, c_tiles_done;
         this->mov(tile_r_.operand(), 0);
-        this->L(r_tiles);
+        this->loop_head(r_tiles);
         clamp_tile_end(tile_r_end_, tile_r_, rows_, tile_rows);
         this->cmp(ps_, tile_r_.operand());
         this->jle(r_tiles_done, near);
         this->mov(tile_c_.operand(), 0);
-        this->L(c_tiles);
+        this->loop_head(c_tiles);
         clamp_tile_end(tile_c_end_, tile_c_, cols_, tile_cols);
         this->cmp(ps_, tile_c_.operand());
         this->jle(c_tiles_done, near);
@@ -169,11 +172,11 @@ private:
     void tile_loops(bool stream) {
         Label c_loop, c_done, r_loop, r_done;
         this->mov(c_, tile_c_.operand());
-        this->L(c_loop);
+        this->loop_head(c_loop);
         this->cmp(c_, tile_c_end_.operand());
         this->jge(c_done, near);
         this->mov(r_, tile_r_.operand());
-        this->L(r_loop);
+        this->loop_head(r_loop);
         this->cmp(r_, tile_r_end_.operand());
         this->jge(r_done, near);
         block(stream);
@@ -234,7 +237,7 @@ private:
         this->store(stream_, ps_);
 
         Label batch_loop, done;
-        this->L(batch_loop);
+        this->loop_head(batch_loop);
         this->cmp(batch_.operand(), 0);
         this->je(done, near);
         Label blocks_done;
