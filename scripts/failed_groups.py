@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """What ci/gate.sh re-runs before a failure may fail the gate: the measured rows
 (times and in-run ratios) a judgement failed, by what produced them. Reads the
-judge's report.json (results/schemas/judgement.schema.json) and prints one line
+judge's report.json (results/schemas/judgement.schema.json: each row names its group) and prints one line
 per thing to re-run:
 
     kernel FAMILY ISA     the perf batch cases/FAMILY/perf at ISA
@@ -13,13 +13,6 @@ import json
 import sys
 
 MEASURED_FAILURES = {"regression", "over limit"}
-
-
-def group_of(row):
-    """kernel/reorder/nchw2nhwc/sse41/8x64x56x56/frame -> its group, by kind."""
-    if row["kind"] == "ratio":
-        return row["id"].split(": ", 1)[0]
-    return row["id"].rsplit("/", 1)[0]
 
 
 def main(path):
@@ -34,7 +27,7 @@ def main(path):
     for row in rows:
         if row.get("verdict") not in MEASURED_FAILURES or row.get("kind") not in ("time", "ratio"):
             continue
-        parts = group_of(row).split("/")
+        parts = row["group"].split("/")
         if parts[0] == "kernel" and len(parts) >= 4:
             kernels.add((parts[1], parts[3]))
         elif parts[0] == "alloc" and len(parts) >= 2:

@@ -202,7 +202,18 @@ TEST(CliJudge, AFailureMustReproduceInTheConfirmRun) {
     std::ofstream(f.dir / "slow.json") << rerun.dump();
     const CommandRun confirmed = run_benchfp(args + " --confirm=" + d + "slow.json");
     EXPECT_EQ(confirmed.status, 1) << confirmed.output;
+    EXPECT_NE(confirmed.output.find("confirmed by a re-run: 1.900 x the baseline"), std::string::npos) << confirmed.output;
+    EXPECT_NE(confirmed.output.find("*Failures re-run in:* " + d + "slow.json"), std::string::npos) << confirmed.output;
+    const auto json = nlohmann::json::parse(std::ifstream(f.dir / "report/report.json"));
+    EXPECT_EQ(json["machines"][0]["rerun"], d + "slow.json");
+    for (const auto& row : json["machines"][0]["rows"])
+        if (row["id"] == "alloc/w/off") EXPECT_EQ(row["group"], "alloc/w");
     expect_usage_error(args + " --confirm=" + d + "absent.json", "absent.json");
+    // A re-run of a machine nothing here ran on would confirm nothing: bad input, not a silent pass or fail.
+    rerun["context"]["benchfp_cpu"] = "Another CPU";
+    std::ofstream(f.dir / "elsewhere.json") << rerun.dump();
+    expect_usage_error(args + " --confirm=" + d + "elsewhere.json", "a machine no --current file ran on");
+    expect_usage_error(args + " --update-baseline --confirm=" + d + "slow.json", "no use with --update-baseline");
     std::filesystem::remove_all(f.dir);
 }
 

@@ -387,6 +387,14 @@ TEST(Judge, AFailureMustReproduceInTheReRun) {
     confirm(j, judge(fine, base, t));
     EXPECT_EQ(j.regressions, 1);  // g/a's memory
     EXPECT_TRUE(j.failed());
+    // A limit row whose re-run straddles the limit did not fail again: not confirmed, and said so.
+    RunResults straddling = run({{"h/off", 103}, {"h/co", 100}});
+    compute_ratios(straddling, t);
+    straddling.ratio_intervals["h: off / co"] = {1.01, 1.04};
+    Judgement limit = judge(cur, base, t);
+    confirm(limit, judge(straddling, base, t));
+    EXPECT_EQ(row(limit, "h: off / co", "ratio").verdict, RowVerdict::unconfirmed);
+    EXPECT_NE(row(limit, "h: off / co", "ratio").note.find("unresolved"), std::string::npos) << row(limit, "h: off / co", "ratio").note;
     // A passed row is never re-judged, even if the re-run is worse.
     Judgement passed = judge(base, base, t);
     confirm(passed, judge(cur, base, t));

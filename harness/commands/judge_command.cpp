@@ -5,10 +5,12 @@
 #include "source_tree.hpp"
 #include "version.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <system_error>
 
@@ -85,6 +87,25 @@ std::vector<report::RunResults> read_by_machine(const std::vector<std::string>& 
     std::vector<report::RunResults> machines = report::merge_by_machine(runs);
     for (report::RunResults& m : machines) report::compute_ratios(m, t);
     return machines;
+}
+
+// The re-runs (--confirm), by machine: each must be of a machine judged here,
+// or it would confirm nothing and say nothing.
+std::map<std::string, report::RunResults> reruns_by_machine(const std::vector<std::string>& paths,
+                                                            const std::vector<report::RunResults>& machines,
+                                                            const report::Tolerances& t) {
+    std::map<std::string, report::RunResults> by_machine;
+    for (report::RunResults& rerun : read_by_machine(paths, t)) {
+        const std::string key = report::run_machine_key(rerun.fingerprint);
+        const bool judged_here = std::any_of(machines.begin(), machines.end(), [&](const report::RunResults& m) {
+            return report::run_machine_key(m.fingerprint) == key;
+        });
+        if (!judged_here)
+            throw report::InputError(rerun.source + ": --confirm ran on " + rerun.fingerprint.describe() +
+                                     ", a machine no --current file ran on: it would confirm nothing");
+        by_machine.emplace(key, std::move(rerun));
+    }
+    return by_machine;
 }
 
 // Where a machine's baseline is read from (or recorded to: into the folder
@@ -173,21 +194,25 @@ int judge(const JudgeOptions& o) {
         m.commit = o.commit;
         if (m.date.empty()) m.date = today();
     }
-    if (o.update_baseline) return record_baselines(o, machines);
+    if (o.update_baseline) {
+        if (!o.confirm.empty()) throw report::InputError("--confirm judges failures again; it has no use with --update-baseline");
+        return record_baselines(o, machines);
+    }
     report::Report r{{o.commit, o.baseline_label, today(), build_info(), o.triggered_by}, {}, {}};
     for (const std::string& path : o.cases) report::add_cases(r.cases, path);
     r.cases.untested_isas = o.untested_isas;
-    const std::vector<report::RunResults> reruns = read_by_machine(o.confirm, tolerances);
+    const std::map<std::string, report::RunResults> reruns = reruns_by_machine(o.confirm, machines, tolerances);
     for (report::RunResults& m : machines) {
         std::optional<report::RunResults> baseline = baselines->of(m);
         const auto judged = [&](const report::RunResults& run) {
             return baseline ? report::judge(run, *baseline, tolerances) : report::judge_limits_only(run, tolerances);
         };
         report::Judgement j = judged(m);
-        for (const report::RunResults& rerun : reruns)
-            if (report::same_machine(rerun.fingerprint, m.fingerprint)) report::confirm(j, judged(rerun));
+        const auto rerun = reruns.find(report::run_machine_key(m.fingerprint));
+        if (rerun != reruns.end()) report::confirm(j, judged(rerun->second));
         const std::string where = baselines->where(m.fingerprint);
-        r.machines.push_back({std::move(m), std::move(baseline), where, std::move(j)});
+        r.machines.push_back({std::move(m), std::move(baseline), where, std::move(j),
+                              rerun == reruns.end() ? "" : rerun->second.source});
     }
     write_reports(o.report_dir, r);
     return r.failed() ? 1 : 0;

@@ -294,7 +294,8 @@ void VectorGenerator<Vmm>::stream_loop(const Xbyak::Reg64& len, const std::vecto
     body(1, false);
     advance(width);
     jmp(single, T_NEAR);
-    loop_head(tail);
+    if constexpr (is_sse) loop_head(tail);  // a loop of single elements; elsewhere one masked pass
+    else L(tail);
     cmp(len, 0);
     jle(done, T_NEAR);
     if constexpr (is_sse) {  // one element at a time

@@ -87,6 +87,9 @@ void VectorMath<Vmm>::gelu_tanh(const std::vector<Vmm>& x, const std::vector<Vmm
     // intermediates, which cost a microcode assist per instruction on some CPUs
     // (on the AMD EPYC Zen 4 guest, gelu_tanh on [-20, 20] took 53 ms at sse41
     // and 20 ms on [-4, 4]). The largest error stays the clamp's, |x| * e^-104.
+    // Zeroed lanes give +0 where the exact result is a tiny negative (-0 in
+    // float), and x = -inf gives 0, gelu's limit there (it gave NaN); a NaN
+    // lane is kept (NLT is true for unordered) and stays NaN.
     for (size_t i = 0; i < n; ++i) this->uni_zero_where_below({x[i], s[i]}, x[i], this->cst(clamp_lo), t[i]);
     exp(x, t, u, 88.0f);  // E; at 88, E / (E + 1) is 1 in float, and E + 1 stays finite
     for (size_t i = 0; i < n; ++i) this->uni_add(t[i], x[i], this->cst(1.0f));

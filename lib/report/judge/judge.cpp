@@ -180,7 +180,7 @@ void within_placement_noise(Row& row, const Interval& interval, const Control* a
 void judge_ratios(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
     for (const std::string& id : keys_of(current.ratios, baseline.ratios)) {
         const RatioRule* rule = rule_of(t, id);
-        const std::string group = id.substr(0, id.find(": "));
+        const std::string group = ratio_group(id);
         const Interval* interval = find_in(current.ratio_intervals, id);
         const double limit = rule ? rule->limit : 0;
         const bool unjudgeable = limit > 0 && rule->limit_needs_interval && !interval && find_in(current.ratios, id);
@@ -289,6 +289,8 @@ std::string measured(const Row& r) {
     return text;
 }
 
+void append_note(Row& row, const std::string& text) { row.note += (row.note.empty() ? "" : "; ") + text; }
+
 }  // namespace
 
 void confirm(Judgement& run, const Judgement& rerun) {
@@ -299,13 +301,17 @@ void confirm(Judgement& run, const Judgement& rerun) {
             return r.id == row.id && r.kind == row.kind && r.verdict != RowVerdict::missing;
         });
         if (again == rerun.rows.end()) {
-            row.note += std::string(row.note.empty() ? "" : "; ") + "not re-run";
+            append_note(row, "not re-run");
         } else if (again->fails()) {
-            row.note += std::string(row.note.empty() ? "" : "; ") + "confirmed by a re-run: " + measured(*again);
+            append_note(row, "confirmed by a re-run: " + measured(*again));
         } else {
+            // Within, or (a ratio with an interval) straddling its limit: the
+            // failure did not show again, which is what a failure must do here.
+            const std::string how = again->verdict == RowVerdict::unresolved ? "unresolved (its interval straddles the limit)"
+                                                                             : to_string(again->verdict);
             row.verdict = RowVerdict::unconfirmed;
             row.over_limit = false;
-            row.note = measured(row) + " in the run, " + measured(*again) + " in a re-run: not confirmed";
+            row.note = measured(row) + " in the run, " + measured(*again) + " in a re-run, " + how + ": not confirmed";
         }
     }
     count(run);

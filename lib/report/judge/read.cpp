@@ -204,9 +204,10 @@ RunResults merge_runs(const std::vector<RunResults>& runs) {
     return merged;
 }
 
+std::string run_machine_key(const Fingerprint& f) { return f.known() ? f.slug() : f.slug() + "@" + f.host; }
+
 std::vector<RunResults> merge_by_machine(const std::vector<RunResults>& runs) {
-    // Unknown machines merge only with runs of the same host: "unknown" is no identity.
-    const auto key = [](const Fingerprint& f) { return f.known() ? f.slug() : f.slug() + "@" + f.host; };
+    const auto key = run_machine_key;
     std::vector<std::string> order;
     std::map<std::string, std::vector<RunResults>> by_machine;
     for (const RunResults& r : runs) {

@@ -30,6 +30,9 @@ RunResults parse_run(const nlohmann::json& doc, const std::string& path);
 RunResults merge_runs(const std::vector<RunResults>& runs);
 // Runs of several machines: merged per machine, in the order first seen.
 std::vector<RunResults> merge_by_machine(const std::vector<RunResults>& runs);
+// What merge_by_machine groups runs by: a known machine's slug; an unknown one
+// only with runs of its own host ("unknown" is no identity).
+std::string run_machine_key(const Fingerprint& f);
 
 RunResults read_baseline(const std::string& path);
 RunResults parse_baseline(const nlohmann::json& doc, const std::string& path);

@@ -22,6 +22,7 @@ struct MachineJudgement {
     std::optional<RunResults> baseline;  // none: no baseline for this machine
     std::string baseline_path;           // where it was read from, or where it would be
     Judgement judgement;
+    std::string rerun_source;  // the re-run its failures were confirmed on (--confirm), "" when none
 };
 
 struct ReportContext {

@@ -49,7 +49,8 @@ void row_html(std::ostringstream& html, const Row& r, const std::string& machine
     html << "</td><td class='num'>" << number(r.current) << "</td><td class='num'>" << number(r.baseline)
          << "</td><td class='num'>" << number(r.ratio) << "</td><td class='num'>" << fixed(100 * r.tolerance, 0)
          << "%</td><td class='num'>" << (r.limit > 0 ? fixed(r.limit) : "-") << "</td><td>"
-         << escape_html(r.fails() ? failure_text(r) : std::string(to_string(r.verdict)) + (r.note.empty() ? "" : ": " + r.note));
+         << escape_html(r.fails() ? failure_text(r) + (r.note.empty() ? "" : " (" + r.note + ")")
+                                  : std::string(to_string(r.verdict)) + (r.note.empty() ? "" : ": " + r.note));
     if (r.baseline_over_limit()) html << escape_html("; the stored baseline (" + fixed(r.baseline) + ") is itself over the limit");
     html << "</td></tr>";
 }

@@ -31,6 +31,8 @@ nlohmann::json machine_json(const MachineJudgement& m) {
     nlohmann::json rows = nlohmann::json::array();
     for (const Row& r : j.rows)
         rows.push_back({{"id", r.id},
+                        {"group", r.kind == "ratio" || r.kind == "instructions" ? ratio_group(r.id)
+                                                                                : split_benchmark_name(r.id).first},
                         {"kind", r.kind},
                         {"unit", unit_of(r.kind)},
                         {"current", number_or_null(r.current)},
@@ -52,6 +54,7 @@ nlohmann::json machine_json(const MachineJudgement& m) {
             {"baseline_path", m.baseline_path},
             {"baseline_machine", m.baseline ? to_json(m.baseline->fingerprint) : nlohmann::json(nullptr)},
             {"same_machine", j.same_machine},
+            {"rerun", m.rerun_source.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.rerun_source)},
             {"failed", j.failed()},
             {"regressions", j.regressions},
             {"improvements", j.improvements},

@@ -53,7 +53,7 @@ std::string cell(const Row& r) {
     std::string text = fixed(r.ratio) + " (" + fixed(100 * r.tolerance, 0) + "%)" + mark(r);
     if (r.verdict == RowVerdict::not_judged) text += " (not judged)";
     if (!r.note.empty() && r.verdict == RowVerdict::unresolved) text += " " + r.note;
-    if (r.verdict == RowVerdict::unconfirmed) text += ": " + r.note;
+    if (r.verdict == RowVerdict::unconfirmed || (r.fails() && !r.note.empty())) text += ": " + r.note;
     return text;
 }
 
@@ -96,7 +96,7 @@ void benchmark_table(std::ostringstream& md, const Judgement& j) {
 // The last column of an in-run row: what its marks mean, for this row.
 std::string ratio_verdict(const Row& r) {
     std::string text;
-    if (r.verdict == RowVerdict::regression) text = ":x: regression against the baseline";
+    if (r.verdict == RowVerdict::regression) text = ":x: regression against the baseline" + (r.note.empty() ? "" : " (" + r.note + ")");
     if (r.verdict == RowVerdict::improvement) text = ":white_check_mark: improvement against the baseline";
     if (r.over_limit) text += std::string(text.empty() ? "" : "; ") + ":no_entry: over the limit (" + fixed(r.current) + " > " + fixed(r.limit) + ")";
     if (r.verdict == RowVerdict::missing) text = ":x: missing: " + r.note;
@@ -155,6 +155,8 @@ void machine_results(std::ostringstream& md, const MachineJudgement& m, bool tit
     const Judgement& j = m.judgement;
     if (titled) md << "### Machine: " << m.current.fingerprint.describe() << "\n\n";
     md << "*Machine:* " << machine_line(m) << "\n\n*Times from:* " << m.current.time_from << "\n\n";
+    if (!m.rerun_source.empty())
+        md << "*Failures re-run in:* " << m.rerun_source << " (a failure counts only if the re-run shows it too)\n\n";
     benchmark_table(md, j);
     ratio_table(md, j);
     frame_cost_table(md, m.current);

@@ -63,6 +63,8 @@ std::pair<std::string, std::string> split_benchmark_name(const std::string& name
     return {name.substr(0, slash), name.substr(slash + 1)};
 }
 
+std::string ratio_group(const std::string& id) { return id.substr(0, id.find(": ")); }
+
 namespace {
 
 // Time of variant a over variant b of a group from paired measurements: a

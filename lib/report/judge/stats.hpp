@@ -35,6 +35,9 @@ struct MedianInterval {
 MedianInterval median_interval(std::vector<double> values, double confidence = 0.95);
 // "alloc/structs/off" -> group "alloc/structs", variant "off".
 std::pair<std::string, std::string> split_benchmark_name(const std::string& name);
+// "alloc/structs: off / compiled_out" -> "alloc/structs": the group of an in-run
+// ratio's id (an id without ": " is its own group).
+std::string ratio_group(const std::string& id);
 // Adds the in-run ratios of the rules to results.ratios: from the medians of
 // paired measurements where the suite made them (directly, inverted, or
 // through a chain of pairings), else the ratio of the minimum times; and the
