@@ -66,8 +66,9 @@ Judgement judge_limits_only(const RunResults& current, const Tolerances& toleran
 // A failure must reproduce: each time or ratio row of `run` that fails
 // (regression or over its limit) is looked up in `rerun`, the judgement of a
 // re-run of the failed benchmarks in a new process against the same baseline.
-// Failing there too, it stays failed ("confirmed by a re-run"); passing there, it
-// becomes unconfirmed; absent there, it stays failed. Rows the run passed are
+// Failing there too, it stays failed ("confirmed by a re-run"); within tolerance
+// there, or its interval straddling the limit (unresolved), it becomes
+// unconfirmed: a failure must show twice; absent there, it stays failed. Rows the run passed are
 // not re-judged (a re-run is a second chance for a failure, never for a pass),
 // and deterministic rows (memory, instruction counts) need no second run.
 void confirm(Judgement& run, const Judgement& rerun);
