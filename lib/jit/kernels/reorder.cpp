@@ -37,16 +37,12 @@ public:
         rows_ = pool.take("rows");
         cols_ = pool.take("cols");
         batch_ = pool.take("batch left");
-        stream_ = pool.take("dst bigger than the caches");
     }
 
 private:
     // 128-bit steps in the encoding of the ISA.
     void load_xmm(const Xmm& x, const Xbyak::Address& a) { Base::is_sse ? this->movups(x, a) : this->vmovups(x, a); }
-    void store_xmm(const Xbyak::Address& a, const Xmm& x, bool stream) {
-        if (stream) Base::is_sse ? this->movntps(a, x) : this->vmovntps(a, x);
-        else Base::is_sse ? this->movups(a, x) : this->vmovups(a, x);
-    }
+    void store_xmm(const Xbyak::Address& a, const Xmm& x) { Base::is_sse ? this->movups(a, x) : this->vmovups(a, x); }
     void unpack(bool high, const Xmm& d, const Xmm& a, const Xmm& b) {
         if (Base::is_sse) {
             if (d.getIdx() != a.getIdx()) this->movaps(d, a);
@@ -76,9 +72,8 @@ private:
         this->add(pd_, dst_);
     }
 
-    // The 4 x 4 block at (r, c) of the current batch; `stream`: non-temporal
-    // stores (dst 16-byte aligned, rows a multiple of 4).
-    void block(bool stream) {
+    // The 4 x 4 block at (r, c) of the current batch.
+    void block() {
         const Xmm x0(0), x1(1), x2(2), x3(3), t0(4), t1(5), t2(6), t3(7);
         point_cursors();
         load_xmm(x0, this->ptr[ps_]);
@@ -97,7 +92,7 @@ private:
         halves(false, x2, t1, t3);
         halves(true, x3, t1, t3);
         for (const Xmm& x : {x0, x1, x2, x3}) {
-            store_xmm(this->ptr[pd_], x, stream);
+            store_xmm(this->ptr[pd_], x);
             this->add(pd_, col_bytes_);
         }
     }
@@ -139,7 +134,15 @@ private:
     // outer and rows inner, so consecutive blocks fill the same 4 dst rows and each
     // dst cache line is written whole (tile_rows floats = 64 bytes) before the next;
     // the tile's src lines (tile_rows rows x tile_cols columns) stay in L1 meanwhile.
-    void tiled_blocks(bool stream) {
+    //
+    // Cached stores only. Non-temporal 16-byte stores (one line filled across
+    // four blocks) took transpose 4096x4096 from 0.28 to 0.69 of copy's
+    // bandwidth, but made its policies differ by 3-4% in paired runs (clobber
+    // fastest, in either order; frame/clobber [1.0305, 1.0519] at avx2): the
+    // write-combining buffers react to the code around them, which a frame-cost
+    // gate cannot tell from a frame cost. The cached path shows none (2000x2000:
+    // 1.0009 [0.9961, 1.0099]). Streaming returns once its stores write whole lines.
+    void tiled_blocks() {
         Label r_tiles, r_tiles_done, c_tiles, c_tiles_done;
         this->mov(tile_r_.operand(), 0);
         this->loop_head(r_tiles);
@@ -151,7 +154,7 @@ private:
         clamp_tile_end(tile_c_end_, tile_c_, cols_, tile_cols);
         this->cmp(ps_, tile_c_.operand());
         this->jle(c_tiles_done, near);
-        tile_loops(stream);
+        tile_loops();
         this->add(tile_c_.operand(), tile_cols);
         this->jmp(c_tiles, near);
         this->L(c_tiles_done);
@@ -169,7 +172,7 @@ private:
         this->cmovg(ps_, pd_);
         this->store(end, ps_);
     }
-    void tile_loops(bool stream) {
+    void tile_loops() {
         Label c_loop, c_done, r_loop, r_done;
         this->mov(c_, tile_c_.operand());
         this->loop_head(c_loop);
@@ -179,7 +182,7 @@ private:
         this->loop_head(r_loop);
         this->cmp(r_, tile_r_end_.operand());
         this->jge(r_done, near);
-        block(stream);
+        block();
         this->add(r_, 4);
         this->jmp(r_loop, near);
         this->L(r_done);
@@ -187,24 +190,6 @@ private:
         this->jmp(c_loop, near);
         this->L(c_done);
     }
-    // Non-temporal stores when the destination cannot stay in the caches anyway
-    // (a problem that does is replayed from them, and streaming it would only
-    // force it out to memory) and every 16-byte store is aligned.
-    void blocks(Label& done) {
-        Label cached;
-        this->test(dst_, 15);
-        this->jnz(cached, near);
-        this->test(col_bytes_, 15);  // rows * 4
-        this->jnz(cached, near);
-        this->cmp(stream_.operand(), 0);
-        this->je(cached, near);
-        tiled_blocks(true);
-        this->sfence();  // the streamed lines reach memory in order with what follows
-        this->jmp(done, near);
-        this->L(cached);
-        tiled_blocks(false);
-    }
-
     // index = 0, or the first index past the 4 x 4 blocks (n rounded down to 4).
     void start(const Xbyak::Reg64& index, const GprValue& n, bool from_block_end) {
         if (!from_block_end) {
@@ -228,21 +213,12 @@ private:
         this->store(cols_, ps_);
         this->lea(row_bytes_, this->ptr[ps_ * 4]);
         this->setup_done();
-        this->imul(ps_, col_bytes_);  // cols * rows * 4: one batch's bytes
-        this->imul(ps_, batch_.operand());
-        this->mov(pd_, stream_min_bytes);
-        this->cmp(ps_, pd_);
-        this->setae(ps_.cvt8());
-        this->movzx(ps_, ps_.cvt8());
-        this->store(stream_, ps_);
 
         Label batch_loop, done;
         this->loop_head(batch_loop);
         this->cmp(batch_.operand(), 0);
         this->je(done, near);
-        Label blocks_done;
-        blocks(blocks_done);
-        this->L(blocks_done);
+        tiled_blocks();
         loops(1, 1, false, true, false, [&] { element(); });  // the columns right of the blocks, every row
         loops(1, 1, true, false, true, [&] { element(); });   // the rows below the blocks, block columns
         // next batch: src and dst advance by rows * cols floats
@@ -256,18 +232,8 @@ private:
     }
 
     static constexpr int tile_rows = 16, tile_cols = 16;
-    // Streaming is off (no destination is this big) until its stores write whole
-    // lines: with 16-byte non-temporal stores filling each line across four blocks,
-    // transpose 4096x4096 reached 0.69 of copy's bandwidth (from 0.28 cached) but
-    // its policies then differed by 3-4% in paired runs (clobber fastest, in either
-    // order; frame/clobber [1.0305, 1.0519] at avx2), a sensitivity of the
-    // write-combining buffers to the code around them that a frame-cost gate cannot
-    // tell from a frame cost. The cached path shows none (2000x2000: 1.0009
-    // [0.9961, 1.0099]). Meant value once lines are whole: half this CPU's L3, 16 MiB.
-    static constexpr int64_t stream_min_bytes = int64_t{1} << 62;
-
     Xbyak::Reg64 src_, dst_, r_, c_, ps_, pd_, row_bytes_, col_bytes_;
-    GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_, stream_;
+    GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_;
 };
 
 }  // namespace
