@@ -100,13 +100,16 @@ cases=()     # benchfp kernel records (corr and unwind) for the report
 currents=()  # results the judge compares with the baselines
 runs=0 total=$(( ${#tested[@]} * $(wc -w <<< "$families") * 4 ))
 timed() { [[ -f "$1" ]] && grep -q '"state": "PASSED"' "$1"; }  # timed JSON: a perf run with a PASSED case
+kernel_batch() {  # kernel_batch ISA FAMILY BATCH JSON LOG [OPTIONS...]: one batch file, its records to JSON
+  local isa=$1 family=$2 batch=$3 json=$4 log=$5
+  shift 5
+  "$build/benchfp" kernel --batch="cases/$family/$batch" --isa="$isa" --json="$json" "$@" > "$log" 2>&1 < /dev/null
+}
 # run_perf ISA FAMILY JSON LOG [OPTIONS...]: the family's perf batch again; 0 when
 # it timed something (whatever else failed), so there are times to judge.
 run_perf() {
-  local isa=$1 family=$2 json=$3 log=$4
-  shift 4
-  "$build/benchfp" kernel --batch="cases/$family/perf" --isa="$isa" --json="$json" --mode=perf "$@" > "$log" 2>&1 < /dev/null
-  timed "$json"
+  kernel_batch "$1" "$2" perf "$3" "$4" --mode=perf "${@:5}"
+  timed "$3"
 }
 run_batch() {  # run_batch ISA FAMILY BATCH [OPTIONS...]: the batch's own modes unless OPTIONS set --mode
   local isa=$1 family=$2 batch=$3
@@ -114,8 +117,7 @@ run_batch() {  # run_batch ISA FAMILY BATCH [OPTIONS...]: the batch's own modes 
   local json="$work/$family-$isa-$batch.json" mode=$batch
   runs=$((runs + 1))
   step "[$runs/$total] $family $batch at $isa (cases/$family/$batch)"
-  "$build/benchfp" kernel --batch="cases/$family/$batch" --isa="$isa" --json="$json" "$@" \
-    > "$work/$family-$isa-$mode.txt" 2>&1 < /dev/null
+  kernel_batch "$isa" "$family" "$batch" "$json" "$work/$family-$isa-$mode.txt" "$@"
   local rc=$?
   tail -1 "$work/$family-$isa-$mode.txt"
   grep -E '^[0-9]+:FAILED' "$work/$family-$isa-$mode.txt" | head -5
@@ -162,8 +164,7 @@ if ((alloc)); then
   jemalloc=$(ldconfig -p | sed -n 's/^\s*libjemalloc.so.2 (libc6,x86-64) => //p' | head -1)
   if [[ -n "$jemalloc" ]]; then
     step "allocator suites under jemalloc (LD_PRELOAD)"
-    LD_PRELOAD=$jemalloc "$build/bench/benchfp_alloc_gate" "${SUITE[@]}" --benchmark_filter=/jemalloc/ \
-      --benchmark_out="$work/alloc-jemalloc.json" > /dev/null 2>&1 < /dev/null || status=1
+    LD_PRELOAD=$jemalloc run_alloc "$work/alloc-jemalloc.json" --benchmark_filter=/jemalloc/ || status=1
     currents+=(--current="$work/alloc-jemalloc.json")
   fi
   step "the allocator hook's instructions (callgrind)"
