@@ -59,6 +59,12 @@ void pack_b(const float* b, size_t ldb, size_t nc, size_t kc, float* __restrict 
     }
 }
 
+// pack_b for the microkernel's panel width (avx2 16, avx512 32).
+void pack_b_panels(size_t nr, const float* b, size_t ldb, size_t nc, size_t kc, float* packed) {
+    if (nr == 32) pack_b<32>(b, ldb, nc, kc, packed);
+    else pack_b<16>(b, ldb, nc, kc, packed);
+}
+
 // Cache blocking, tuned on this project's 1024^3 perf case (Zen 4: KC 256 -> 1024
 // took it from 0.96x to 1.00x dnnl_sgemm): one A panel (MR x KC, 48 KiB at most)
 // streams from L2 while each B panel (KC x NR, 128 KiB) is read once per tile;
@@ -140,8 +146,7 @@ void GemmWorkload::pack_b_share(const Block& blk, int ithr, int nthr) const {
     const float* b = &b_[blk.pc * shape_.n + blk.jc + q0 * nr];
     const size_t nc = std::min(blk.nc, q1 * nr) - q0 * nr;
     float* packed = b_packed_.data() + q0 * nr * blk.kc;
-    if (nr == 32) pack_b<32>(b, shape_.n, nc, blk.kc, packed);
-    else pack_b<16>(b, shape_.n, nc, blk.kc, packed);
+    pack_b_panels(nr, b, shape_.n, nc, blk.kc, packed);
 }
 
 // The B panel q of the block: packed, or in place (the last, partial panel of an
@@ -162,8 +167,7 @@ jit::GemmArgs GemmWorkload::b_panel(const Block& blk, size_t q, float* tail) con
         args.ldb = shape_.n * 4;
         return args;
     }
-    if (nr == 32) pack_b<32>(b, shape_.n, n_valid, blk.kc, tail);
-    else pack_b<16>(b, shape_.n, n_valid, blk.kc, tail);
+    pack_b_panels(nr, b, shape_.n, n_valid, blk.kc, tail);
     args.b = tail;
     args.ldb = nr * 4;
     return args;
