@@ -54,6 +54,11 @@ std::string rate_text(uint64_t steps, double seconds) {
     return out.str();
 }
 
+// Why a session that missed calls fails: those calls' instructions were never judged.
+std::string unstepped_text(uint64_t calls) {
+    return " " + std::to_string(calls) + " kernel calls ran on threads the session could not step";
+}
+
 }  // namespace
 
 perf::Verdict step_expectation(jit::FramePolicy policy, std::optional<perf::Verdict> expect) {
@@ -108,7 +113,7 @@ StepOutcome judge_step(const SteppedCall& call, jit::FramePolicy policy, perf::V
     out.state = report::State::failed;
     if (steps == 0) detail << " no instruction of the kernel was stepped";
     else if (call.unstepped_calls)
-        detail << " " << call.unstepped_calls << " kernel calls ran on threads the session could not step";
+        detail << unstepped_text(call.unstepped_calls);
     else if (lost) detail << " " << lost << " steps did not fit the chain table";
     else if (first.chain)
         detail << " expected " << perf::to_string(wanted) << "; first offending " << instruction_text(call.code, first.chain->offset)
@@ -154,7 +159,7 @@ StepOutcome judge_abi(const SteppedCall& call, const std::string& probe_mismatch
         }
     if (!probe_mismatches.empty()) detail << " changed across the call: " << probe_mismatches;
     if (steps == 0) detail << " no instruction of the kernel was stepped";
-    if (call.unstepped_calls) detail << " " << call.unstepped_calls << " kernel calls ran on threads the session could not step";
+    if (call.unstepped_calls) detail << unstepped_text(call.unstepped_calls);
     out.state = probe_mismatches.empty() && violations.empty() && steps && !call.unstepped_calls ? report::State::passed
                                                                                                 : report::State::failed;
     out.detail = detail.str();
