@@ -13,6 +13,7 @@
 #include <random>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 using namespace benchfp;
 using alloc::profiler::Sampling;
@@ -123,6 +124,55 @@ TEST(Profiler, ProbabilitySamplingWithinFiveSigma) {
     for (const auto& r : profile.allocations) EXPECT_DOUBLE_EQ(r.weight, 1 / p);
 }
 
+// The allocations between two samples are counted down from a geometric draw
+// (one per sample), not tested one by one: the gaps must still be those of
+// independent trials with probability p. A fixed or a uniform gap of the same
+// mean fails the variance check.
+TEST(Profiler, ProbabilitySamplingGapsAreGeometric) {
+    constexpr int n = 1000000;
+    constexpr double p = 0.01;
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::probability, p, 0, 8, 4242});
+    std::vector<double> gaps;
+    int last = -1;
+    for (int i = 0; i < n; ++i) {
+        void* q = alloc::pool_alloc(24);
+        if (alloc::detail::page_of(q)->owner_word & alloc::detail::sampled_page) {  // moved: sampled
+            gaps.push_back(i - last);
+            last = i;
+        }
+        alloc::free(q);
+    }
+    alloc::profiler::stop();
+    ASSERT_GT(gaps.size(), 9000u);
+    const double k = static_cast<double>(gaps.size());
+    double mean = 0, var = 0;
+    for (double g : gaps) mean += g / k;
+    for (double g : gaps) var += (g - mean) * (g - mean) / (k - 1);
+    // Trials until a success: mean 1/p, variance (1 - p)/p^2.
+    const double expected_var = (1 - p) / (p * p);
+    EXPECT_NEAR(mean, 1 / p, 5 * std::sqrt(expected_var / k));
+    // The sample variance of a geometric variable: its own standard error is
+    // about sqrt((mu4 - sigma^4) / k), mu4 ~ 9 sigma^4 here.
+    EXPECT_NEAR(var / expected_var, 1.0, 5 * std::sqrt(8.0 / k));
+    // P(gap == 1) = p: the allocation right after a sample is a trial too.
+    const double ones = static_cast<double>(std::count(gaps.begin(), gaps.end(), 1.0));
+    EXPECT_NEAR(ones / k, p, 5 * std::sqrt(p * (1 - p) / k));
+}
+
+// While stopped the hook only reads: it writes nothing on the hot path (its
+// count stays as it was) and calls nothing.
+TEST(Profiler, TheStoppedHookWritesNothing) {
+    alloc::profiler::start({Sampling::bytes, 1.0, 4096});
+    alloc::free(alloc::pool_alloc(16));
+    alloc::profiler::stop();
+    EXPECT_EQ(alloc::detail::sample_unit, alloc::detail::hook_stopped);
+    const int64_t count = alloc::detail::sample_countdown;
+    for (int i = 0; i < 100000; ++i) alloc::free(alloc::pool_alloc(1 + i % 2000));
+    EXPECT_EQ(alloc::detail::sample_countdown, count);
+    EXPECT_EQ(alloc::detail::sample_unit, alloc::detail::hook_stopped);
+}
+
 TEST(Profiler, ByteSamplingTotalsAreUnbiased) {
     // About total/mean samples; the estimate's relative standard deviation is
     // about 1/sqrt(samples): 5 sigma of that is the bound.
@@ -150,13 +200,13 @@ TEST(Profiler, ByteSamplingTotalsAreUnbiased) {
     EXPECT_NEAR(estimated_count / 1e6, 1.0, bound);
 }
 
-// start() reaches threads that allocated before it (their countdown is poked),
+// start() reaches threads that allocated before it (their hook is poked),
 // and threads born after it record from their first allocation.
 TEST(Profiler, StartReachesRunningAndNewThreads) {
     std::atomic<int> phase{0};
     std::vector<void*> early_blocks, late_blocks;
     std::thread early([&] {
-        alloc::free(alloc::pool_alloc(32));  // known to the profiler, countdown re-armed as stopped
+        alloc::free(alloc::pool_alloc(32));  // known to the profiler, its hook stopped
         phase = 1;
         while (phase != 2) std::this_thread::yield();
         for (int i = 0; i < 10; ++i) early_blocks.push_back(alloc::pool_alloc(32));

@@ -17,6 +17,8 @@
 namespace benchfp::alloc {
 
 bool profiler_enabled = false;
+// A new thread counts allocations from 0: its first one calls record_slow.
+thread_local int64_t detail::sample_unit = detail::count_allocations;
 thread_local int64_t detail::sample_countdown = 0;
 
 namespace detail {
@@ -243,7 +245,11 @@ void big_or_managed_free(void* p) {
 BENCHFP_LAYOUT_SHIFT_HERE(layout_shift_before_entry_points)
 void* pool_alloc(size_t size) { return pool_alloc_inner<true>(size, &unknown_type); }
 void* pool_alloc_unprofiled(size_t size) { return pool_alloc_inner<false>(size, &unknown_type); }
-[[gnu::noinline]] void* alloc_untracked(size_t size) { return pool_alloc_inner<false>(size, nullptr); }
+void* alloc(size_t size, const TypeInfo* type) { return pool_alloc_inner<true>(size, type); }
+void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
+    return record_slow(pool_alloc_inner<false>(size, type), size, type);
+}
+void* alloc_unprofiled(size_t size, const TypeInfo* type) { return pool_alloc_inner<false>(size, type); }
 
 void* big_alloc(size_t size, const TypeInfo* type) {
     return detail::sample_point(detail::big_alloc_untracked(size), size, type);

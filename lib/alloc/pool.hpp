@@ -1,16 +1,22 @@
 #pragma once
 // benchfp's pool allocator: size-class pools of 16 KiB pages, one heap per
 // thread, explicit free. The fast path is here, inline: a table lookup, a
-// free-list pop, and the profiler hook (a count decrement and one not-taken
-// branch, stopped or byte-sampling). Everything slow is out of line in pool.cpp.
+// free-list pop, and the profiler hook (stopped: one load and one not-taken
+// branch; sampling: a count decrement and one not-taken branch). Everything
+// slow is out of line in pool.cpp.
 //
-// The call graph mirrors Julia's, on purpose (see the profiler seed):
+// The entry points follow Julia's (see the profiler seed):
 //   pool_alloc(size)         exported entry of "generated code": records with an unknown type
-//   alloc(size, type)        typed entry: records with the type, allocates through
-//   alloc_typed<T>()           alloc_untracked, a non-inlined path that does not record again
+//   alloc(size, type)        typed entry: records with the type
+//   alloc_typed<T>()
 //   big_alloc(size, type)    above the largest class
 //   managed_alloc(...)       growable arrays: aligned, with managed_realloc
-// Every allocation is recorded exactly once, whichever path it takes.
+// Every allocation is recorded exactly once, whichever path it takes. Each
+// entry has the hook inside it, after the allocation, in the same function:
+// a hook in an inline wrapper around an untracked call (Julia's shape) kept
+// the size and type alive across the call and turned the caller's tail call
+// into a frame of its own, 10 instructions where the hook is 2; typed
+// workloads paid 5-20% for it while stopped.
 //
 // Misuse (mimalloc's debug and secure modes, glibc's malloc checks): a misuse
 // found aborts with a message naming the pointer, its page and its class, e.g.
@@ -51,8 +57,8 @@
 namespace benchfp::alloc {
 
 // Whether the profiler is recording (profiler.hpp starts and stops it). Only
-// slow paths read it: the hot paths see the profiler through sample_countdown
-// and the page's owner word below.
+// slow paths read it: the hot paths see the profiler through sample_unit and
+// the page's owner word below.
 extern bool profiler_enabled;
 
 inline bool profiler_on() { return __atomic_load_n(&profiler_enabled, __ATOMIC_ACQUIRE); }
@@ -107,17 +113,22 @@ static_assert(sizeof(PageHeader) <= page_header_size);
 // strings workload.
 inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8) * 64; }
 
-// Bytes this thread may still allocate before its next call into the profiler:
-// the hook subtracts each allocation's size and calls record_slow when the count
-// goes negative. That is one read-modify-write and one not-taken branch whether
-// the profiler is stopped or byte-sampling (as in tcmalloc's sampler), so byte
-// sampling costs the hot path nothing more than the hook itself. While stopped,
-// the count is re-armed to stopped_check_bytes, so a thread that missed
-// start()'s poke still starts within that many bytes; sampling every
-// allocation (all, probability) keeps it at -1. It starts at 0, so a thread's
-// first allocation registers it with the profiler (profiler.cpp).
+// The hook's state, per thread. While the profiler is stopped sample_unit is
+// hook_stopped and the hook is one load and one not-taken branch, with no store (the design
+// of the allocation-profiler seed: a stopped profiler writes nothing on the hot
+// path). While it samples, sample_countdown is what may still pass before the
+// next call into the profiler, counted in the unit sample_unit names:
+//   count_bytes        bytes: byte sampling, an exponential gap drawn per
+//                      sample (tcmalloc's and Go's sampler);
+//   count_allocations  allocations: probability sampling, a geometric gap
+//                      drawn per sample, and recording every allocation (gap 0).
+// Either way one read-modify-write and one not-taken branch per allocation, and
+// record_slow only when the count goes negative. Both words start so that a
+// thread's first allocation calls record_slow, which registers the thread:
+// start() and stop() then set its unit from their own thread (profiler.cpp).
+constinit extern thread_local int64_t sample_unit;
 constinit extern thread_local int64_t sample_countdown;
-inline constexpr int64_t stopped_check_bytes = int64_t{16} << 20;
+inline constexpr int64_t hook_stopped = -1, count_bytes = 0, count_allocations = 1;
 
 // The arena all pages come from: an address range tells pool objects apart.
 extern uintptr_t arena_base;
@@ -154,18 +165,47 @@ inline PageHeader* page_of(const void* p) {
     return reinterpret_cast<PageHeader*>(reinterpret_cast<uintptr_t>(p) & ~(uintptr_t{page_size} - 1));
 }
 
-// The hook of every allocation path. Under ThreadSanitizer the count is
-// accessed atomically: start() pokes other threads' counts (a poke lost to the
-// owner's plain read-modify-write is caught by the stopped-mode re-check).
-inline void* sample_point(void* p, size_t size, const TypeInfo* type) {
+// The hook while the profiler samples: counts an allocation of `size` bytes
+// down and says whether the count went negative, i.e. whether the allocation
+// must reach the profiler (record_slow). Under ThreadSanitizer the count is
+// updated atomically, as start() pokes it from another thread; elsewhere a
+// poke lost to the owner's plain read-modify-write can only delay that
+// thread's first sample of a session (profiler.cpp, start). A stop() between
+// the hook's test and here counts the allocation as one: harmless.
+[[gnu::always_inline]] inline bool counted_out(size_t size) {
+    const int64_t unit = __atomic_load_n(&sample_unit, __ATOMIC_RELAXED);
+    const int64_t step = unit == count_bytes ? static_cast<int64_t>(size) : 1;
 #if defined(__SANITIZE_THREAD__)
-    const int64_t left = __atomic_sub_fetch(&sample_countdown, static_cast<int64_t>(size), __ATOMIC_RELAXED);
+    const int64_t left = __atomic_sub_fetch(&sample_countdown, step, __ATOMIC_RELAXED);
 #else
-    const int64_t left = sample_countdown -= static_cast<int64_t>(size);
+    const int64_t left = sample_countdown -= step;
 #endif
-    if (__builtin_expect(left < 0, 0)) return record_slow(p, size, type);
-    return p;
+    return __builtin_expect(left < 0, 0);
 }
+
+// The hook's test: is this thread's profiler hook stopped? One cmp of
+// sample_unit with hook_stopped, a memory operand, and one not-taken branch:
+// 2 instructions (scripts/alloc_hook_instructions.sh). GCC 12 emits that from
+// a plain read compared with -1; an atomic load, compared with -1 or with 0,
+// took a separate load. start() and stop() write the word from their own
+// thread, so under ThreadSanitizer it is read atomically; elsewhere a plain
+// aligned 8-byte read is what x86-64 makes of a relaxed load anyway.
+[[gnu::always_inline]] inline bool hook_is_stopped() {
+#if defined(__SANITIZE_THREAD__)
+    return __builtin_expect(__atomic_load_n(&sample_unit, __ATOMIC_RELAXED) == hook_stopped, 1);
+#else
+    return __builtin_expect(sample_unit == hook_stopped, 1);
+#endif
+}
+
+// The hook after an allocation p (the big and managed paths).
+inline void* sample_point(void* p, size_t size, const TypeInfo* type) {
+    if (hook_is_stopped() || !counted_out(size)) return p;
+    return record_slow(p, size, type);
+}
+
+// An allocation the profiler records: allocated untracked, then recorded (pool.cpp).
+[[gnu::cold, gnu::noinline]] void* alloc_sampled(size_t size, const TypeInfo* type);
 
 }  // namespace detail
 
@@ -174,42 +214,37 @@ inline void* sample_point(void* p, size_t size, const TypeInfo* type) {
 template <bool Profiled = true>
 inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
     using namespace detail;
+    // The hook comes first: its count does not depend on the block, so what
+    // follows is the unprofiled path itself, slow paths still tail calls, and
+    // nothing (the type) is kept alive for after the allocation.
+    if constexpr (Profiled) {
+        if (!hook_is_stopped() && counted_out(size)) return alloc_sampled(size, type);
+    }
 #if BENCHFP_INJECT_ALLOC_SLOWDOWN > 0
     // Only in builds configured to test the regression gate (see CMakeLists.txt).
     for (int step = 0; step < BENCHFP_INJECT_ALLOC_SLOWDOWN; ++step) asm volatile("");
 #endif
-    void* p;
-    if (__builtin_expect(size > max_small_size, 0)) {
-        p = big_alloc_untracked(size);
-    } else {
-        const unsigned c = size_class_of(size);
-        Heap* h = this_thread_heap;
-        FreeObject* head = h ? h->classes[c].free : nullptr;
-        if (__builtin_expect(head != nullptr, 1)) {
-            h->classes[c].free = head->next;
-            p = head;
-            if constexpr (pool_checked) note_handed_out(p);  // the slow path notes its own
-        } else {
-            p = alloc_small_slow(c);
-        }
-    }
-    if constexpr (Profiled) {
-        return sample_point(p, size, type);
-    }
-    return p;
+    if (__builtin_expect(size > max_small_size, 0)) return big_alloc_untracked(size);
+    const unsigned c = size_class_of(size);
+    Heap* h = this_thread_heap;
+    FreeObject* head = h ? h->classes[c].free : nullptr;
+    if (__builtin_expect(head == nullptr, 0)) return alloc_small_slow(c);
+    h->classes[c].free = head->next;
+    if constexpr (pool_checked) note_handed_out(head);  // the slow path notes its own
+    return head;
 }
 
 // Exported for generated code: no type is known there.
 void* pool_alloc(size_t size);
 // The same without the hook compiled in: the benchmarks' baseline. For the
-// typed and big paths, alloc_untracked and detail::big_alloc_untracked are that.
+// typed and big paths, alloc_unprofiled and detail::big_alloc_untracked are that.
 void* pool_alloc_unprofiled(size_t size);
 
-// Typed allocation: recorded here with the type, allocated by a path that does not record.
-void* alloc_untracked(size_t size);
-inline void* alloc(size_t size, const TypeInfo* type) {
-    return detail::sample_point(alloc_untracked(size), size, type);
-}
+// Typed allocation: recorded with the type.
+void* alloc(size_t size, const TypeInfo* type);
+// The same without the hook compiled in: the benchmarks' baseline, with the
+// same signature, so a benchmark calls either the same way.
+void* alloc_unprofiled(size_t size, const TypeInfo* type);
 template <typename T>
 T* alloc_typed() {
     return static_cast<T*>(alloc(sizeof(T), &type_of<T>()));

@@ -97,7 +97,8 @@ std::atomic<uint64_t> session{0};
 
 struct ThreadState {
     std::shared_ptr<ThreadBuffer> buffer;
-    int64_t* countdown = &detail::sample_countdown;  // this thread's
+    int64_t* unit = &detail::sample_unit;  // this thread's hook state: start() and stop() set it
+    int64_t* countdown = &detail::sample_countdown;
     uint64_t armed_session = 0;
     uint64_t rng = 0;  // xorshift64*
     uintptr_t stack_lo = 0, stack_hi = 0;
@@ -213,30 +214,67 @@ constexpr size_t shard_count = 64;
 Shard shards[shard_count];
 Shard& shard_of(uintptr_t address) { return shards[(address >> 6) % shard_count]; }
 
-// This thread's countdown, written atomically: start() may poke it from another thread.
-void set_countdown(int64_t bytes) { __atomic_store_n(&detail::sample_countdown, bytes, __ATOMIC_RELAXED); }
+// This thread's hook: count `unit`s (count_bytes or count_allocations) and call record_slow
+// once more than `left` have passed. Written atomically: start() and stop()
+// write these words from other threads.
+void arm(int64_t unit, int64_t left) {
+    __atomic_store_n(&detail::sample_countdown, left, __ATOMIC_RELAXED);
+    __atomic_store_n(&detail::sample_unit, unit, __ATOMIC_RELAXED);
+}
 
-// Called when the thread's countdown went negative with an allocation of
-// `size` bytes while the profiler runs: re-arms the countdown and returns the
+// Allocations to let pass before the next sampled one when each is sampled with
+// probability p: geometric, P(k) = (1 - p)^k p, drawn by inversion once per
+// sample (the count the hook decrements), instead of a uniform draw per allocation.
+int64_t geometric_gap(ThreadState& t, double p) {
+    if (p >= 1.0) return 0;
+    return static_cast<int64_t>(std::min(std::floor(std::log(t.uniform()) / std::log1p(-p)), 0x1p62));
+}
+
+// Called when the thread's count went negative with an allocation of `size`
+// bytes while the profiler runs: re-arms the count and returns the
 // allocation's weight, 0 if it is not sampled, minus the mean interval if it is
-// byte-sampled (its weight needs an exp(): fetch() computes it).
+// byte-sampled (its weight needs an exp(): fetch() computes it). The first call
+// of a session (after start()'s poke) is not the end of a drawn gap: there the
+// allocation is the first of one.
 double sample_weight(ThreadState& t, size_t size) {
-    if (current_options.sampling != Sampling::bytes) {
-        set_countdown(-1);  // every allocation comes here
-        if (current_options.sampling == Sampling::all) return 1.0;
-        return t.uniform() < current_options.probability ? 1.0 / current_options.probability : 0.0;
+    const uint64_t current = session.load(std::memory_order_acquire);
+    const bool first_of_session = t.armed_session != current;
+    t.armed_session = current;
+    switch (current_options.sampling) {
+    case Sampling::all:
+        arm(detail::count_allocations, 0);
+        return 1.0;
+    case Sampling::probability: {
+        const double p = current_options.probability;
+        const int64_t gap = geometric_gap(t, p);
+        if (first_of_session && gap > 0) {  // this allocation is the gap's first
+            arm(detail::count_allocations, gap - 1);
+            return 0.0;
+        }
+        arm(detail::count_allocations, first_of_session ? geometric_gap(t, p) : gap);
+        return 1.0 / p;
+    }
+    case Sampling::bytes:
+        break;
     }
     const double mean = static_cast<double>(current_options.mean_bytes);
     const auto next_gap = [&] { return static_cast<int64_t>(std::min(t.exponential(mean), 0x1p62)); };
-    if (const uint64_t current = session.load(std::memory_order_acquire); t.armed_session != current) {
-        // Armed for an older session or stopped: the first gap starts before this allocation.
-        t.armed_session = current;
+    if (first_of_session) {  // the first gap starts before this allocation
         const int64_t left = next_gap() - static_cast<int64_t>(size);
-        set_countdown(left);
+        arm(detail::count_bytes, left);
         if (left >= 0) return 0.0;
     }
-    set_countdown(next_gap());
+    arm(detail::count_bytes, next_gap());
     return -mean;
+}
+
+// The profiler is stopped: this thread's hook stops counting, unless start()
+// ran meanwhile. The sequentially consistent store and load pair with start()'s
+// (Dekker): either this thread sees the profiler on, or start() pokes this
+// thread's unit after the store below, so no thread stays stopped by a race.
+bool stays_stopped() {
+    __atomic_store_n(&detail::sample_unit, detail::hook_stopped, __ATOMIC_SEQ_CST);
+    return !__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST);
 }
 
 // Walks frame pointers from the recorder's own frame (inlined into it), so the
@@ -270,10 +308,7 @@ namespace detail {
 
 void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     ThreadState& t = thread_state();  // on a thread's first allocation: registers it for start()'s poke
-    if (!profiler_on()) {
-        set_countdown(stopped_check_bytes);
-        return p;
-    }
+    if (!profiler_on() && stays_stopped()) return p;
     if (t.recording) return p;
     const double weight = sample_weight(t, requested);
     if (weight == 0.0) return p;
@@ -310,17 +345,23 @@ void start(const Options& options) {
     current_options = options;
     clock_at_start = clock_now();
     session.fetch_add(1, std::memory_order_release);
-    __atomic_store_n(&profiler_enabled, true, __ATOMIC_RELEASE);
-    // Every known thread's next allocation arms its countdown for this session;
-    // threads not known yet do so on their first allocation (countdown 0).
+    __atomic_store_n(&profiler_enabled, true, __ATOMIC_SEQ_CST);
+    // Every known thread's next allocation arms its count for this session;
+    // threads not known yet do so on their first allocation (pool.cpp).
     std::lock_guard lock(buffers_mutex);
-    for (ThreadState* t : live_threads) __atomic_store_n(t->countdown, -1, __ATOMIC_RELAXED);
-    set_countdown(-1);
+    for (ThreadState* t : live_threads) {
+        __atomic_store_n(t->countdown, -1, __ATOMIC_RELAXED);
+        __atomic_store_n(t->unit, detail::count_allocations, __ATOMIC_SEQ_CST);  // after the countdown: see stays_stopped()
+    }
+    arm(detail::count_allocations, -1);
 }
 
 void stop() {
-    __atomic_store_n(&profiler_enabled, false, __ATOMIC_RELEASE);
-    set_countdown(detail::stopped_check_bytes);  // other threads re-arm on their next slow call
+    __atomic_store_n(&profiler_enabled, false, __ATOMIC_SEQ_CST);
+    // Every known thread's hook stops counting now; one that is inside its
+    // hook counts once more, finds the profiler stopped and stops itself.
+    std::lock_guard lock(buffers_mutex);
+    for (ThreadState* t : live_threads) __atomic_store_n(t->unit, detail::hook_stopped, __ATOMIC_RELAXED);
 }
 
 

@@ -1,10 +1,14 @@
 #pragma once
 // The allocation profiler: every allocation path calls into it only through
-// the hook in pool.hpp, so it costs nothing measurable while stopped.
+// the hook in pool.hpp, which while stopped is one compare and one not-taken
+// branch, with no store.
 //
 // Sampling (Go's mprof, tcmalloc, jemalloc; Julia's sample_rate):
 //   all          every allocation;
-//   probability  each allocation with probability p (weight 1/p);
+//   probability  each allocation with probability p (weight 1/p): the
+//                allocations between two samples are counted down from a
+//                geometric draw, one per sample, so the hook decides without
+//                a draw per allocation (the same cost as byte sampling);
 //   bytes        one sample per `mean_bytes` allocated on average: the bytes to
 //                the next sample are drawn from an exponential distribution, so
 //                every byte has the same chance whatever the allocation sizes;
