@@ -1,9 +1,12 @@
 // The pool allocator: every path, alignment, reuse, cross-thread frees, heap
 // hand-over, and a randomized alloc/free sequence checking every byte of every
-// live object against its pattern.
+// live object against its pattern. The big blocks' classes: every class, its
+// alignment, cross-thread frees, and memory given back to the OS past the threshold.
 #include "alloc/pool.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <condition_variable>
 #include <cstring>
@@ -160,4 +163,155 @@ TEST(Pool, CrossThreadFreesAndHeapHandOver) {
     const auto after = alloc::pool_stats();
     EXPECT_GT(after.adopted_heaps, before.adopted_heaps) << "heaps of exited threads are handed over";
     EXPECT_LE(after.heaps - before.heaps, 6u) << "not one heap per thread ever started";
+}
+
+namespace {
+
+// Every class's largest payload, and one byte more than the class below holds.
+std::vector<size_t> big_class_sizes() {
+    std::vector<size_t> sizes;
+    for (unsigned c = 0; c < alloc::big_class_count; ++c) {
+        sizes.push_back(alloc::big_class_payload(c));
+        if (c) sizes.push_back(alloc::big_class_payload(c - 1) + 1);
+    }
+    return sizes;
+}
+
+}  // namespace
+
+TEST(PoolBig, ClassOfEveryPayloadIsTheSmallestThatHoldsIt) {
+    for (size_t n = 1; n <= alloc::max_big_class_payload; ++n) {
+        const unsigned c = alloc::big_class_of(n);
+        ASSERT_GE(alloc::big_class_payload(c), n);
+        if (c) ASSERT_LT(alloc::big_class_payload(c - 1), n) << n;
+        ASSERT_LT(alloc::big_class_payload(c), n + n / 4 + alloc::big_min_payload) << "waste bound, at " << n;
+    }
+}
+
+// Three live blocks of each class (consecutive slots of one chunk), every byte
+// written and read back, alignment and usable size checked; managed blocks at
+// alignments from 8 B to 64 KiB. Big blocks come from the big reservation, never the arena.
+TEST(PoolBig, EveryClassRoundTripsAtEveryAlignment) {
+    uint64_t id = 0;
+    for (size_t alignment : {size_t{8}, size_t{16}, size_t{64}, size_t{4096}, size_t{65536}}) {
+        for (size_t size : big_class_sizes()) {
+            void* blocks[3];
+            for (void*& p : blocks) {
+                p = alignment == 64 && size > alloc::max_small_size ? alloc::big_alloc(size)
+                                                                     : alloc::managed_alloc(size, alignment);
+                ASSERT_NE(p, nullptr);
+                EXPECT_FALSE(alloc::detail::in_arena(p)) << size;
+                EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % std::max<size_t>(alignment, 64), 0u)
+                    << size << " B at alignment " << alignment;
+                EXPECT_GE(alloc::usable_size(p), size);
+                fill(p, size, ++id);
+            }
+            for (int k = 0; k < 3; ++k) {
+                EXPECT_TRUE(intact(blocks[k], size, id - 2 + k)) << size << " B at alignment " << alignment;
+                alloc::free(blocks[k]);
+            }
+        }
+    }
+    void* p = alloc::big_alloc(alloc::max_big_class_payload - 64);  // the largest class (64 B of alignment room)
+    EXPECT_TRUE(alloc::detail::in_big_region(p));
+    alloc::free(p);
+    p = alloc::big_alloc(alloc::max_big_class_payload + 1);  // a mapping of its own
+    EXPECT_FALSE(alloc::detail::in_big_region(p));
+    fill(p, alloc::max_big_class_payload + 1, 7);
+    EXPECT_TRUE(intact(p, alloc::max_big_class_payload + 1, 7));
+    alloc::free(p);
+}
+
+TEST(PoolBig, ManagedReallocGrowthKeepsContents) {
+    void* p = alloc::managed_alloc(32, 256);
+    fill(p, 32, 5);
+    for (size_t size = 32; size < (size_t{4} << 20); size *= 2) {  // through every class, then mappings
+        ASSERT_TRUE(intact(p, size, 5)) << size;
+        p = alloc::managed_realloc(p, 2 * size);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 256, 0u) << "the alignment is kept";
+        fill(p, 2 * size, 5);
+    }
+    alloc::free(p);
+}
+
+// Big blocks allocated by threads that exit and freed here (remote frees, to
+// heaps waiting for adoption), and blocks freed by another live thread, then
+// allocated again by their owner: every byte intact, no block handed out twice.
+TEST(PoolBig, CrossThreadFreesComeBackToTheOwner) {
+    constexpr int count = 64;
+    std::vector<void*> blocks(count);
+    std::thread([&] {
+        for (int i = 0; i < count; ++i) fill(blocks[i] = alloc::big_alloc(3000 + 997 * i), 3000 + 997 * i, i);
+    }).join();
+    for (int i = 0; i < count; ++i) {
+        ASSERT_TRUE(intact(blocks[i], 3000 + 997 * i, i));
+        alloc::free(blocks[i]);
+    }
+    for (int round = 0; round < 3; ++round) {
+        for (int i = 0; i < count; ++i) fill(blocks[i] = alloc::big_alloc(5000), 5000, i);
+        std::thread([&] {
+            for (int i = 0; i < count; ++i) {
+                EXPECT_TRUE(intact(blocks[i], 5000, i));
+                alloc::free(blocks[i]);
+            }
+        }).join();
+    }
+    std::vector<void*> again(count);
+    for (int i = 0; i < count; ++i) fill(again[i] = alloc::big_alloc(5000), 5000, 1000 + i);
+    for (int i = 0; i < count; ++i) {
+        EXPECT_TRUE(intact(again[i], 5000, 1000 + i)) << "a block was handed out twice";
+        alloc::free(again[i]);
+    }
+}
+
+namespace {
+
+// How many of the OS pages wholly inside [p, p + size) are resident.
+size_t resident_pages(const void* p, size_t size) {
+    const uintptr_t os_page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t from = (reinterpret_cast<uintptr_t>(p) + os_page - 1) & ~(os_page - 1);
+    const uintptr_t to = (reinterpret_cast<uintptr_t>(p) + size) & ~(os_page - 1);
+    std::vector<unsigned char> in_core((to - from) / os_page);
+    if (mincore(reinterpret_cast<void*>(from), to - from, in_core.data()) != 0) ADD_FAILURE() << "mincore failed";
+    size_t resident = 0;
+    for (unsigned char page : in_core) resident += page & 1;
+    return resident;
+}
+
+// Frees `count` touched blocks of `size` bytes under `threshold`; returns how
+// many of their pages stay resident, with the stats' released bytes.
+std::pair<size_t, size_t> resident_after_freeing(size_t threshold, int count, size_t size) {
+    const size_t saved = alloc::big_release_threshold();
+    alloc::set_big_release_threshold(threshold);
+    std::vector<void*> blocks(count);
+    for (void*& p : blocks) std::memset(p = alloc::big_alloc(size), 1, size);
+    size_t touched = 0;
+    for (void* p : blocks) touched += resident_pages(p, size);
+    EXPECT_GT(touched, 0u) << "the blocks were never resident: the test shows nothing";
+    const size_t released_before = alloc::pool_stats().released_bytes;
+    for (void* p : blocks) alloc::free(p);
+    size_t resident = 0;
+    for (void* p : blocks) resident += resident_pages(p, size);  // the freed ranges: readable, reserved
+    const size_t released = alloc::pool_stats().released_bytes - released_before;
+    // Reused after their release: zero pages fault in, writable.
+    for (void*& p : blocks) std::memset(p = alloc::big_alloc(size), 2, size);
+    for (void* p : blocks) alloc::free(p);
+    alloc::set_big_release_threshold(saved);
+    return {resident, released};
+}
+
+}  // namespace
+
+// A heap keeps its free big blocks resident up to the threshold, and gives the
+// bodies back to the OS past it: mincore sees the pages go.
+TEST(PoolBig, FreedBlocksPastTheThresholdLeaveMemory) {
+    constexpr int count = 16;
+    constexpr size_t size = 256 << 10;  // 4 MiB in all
+    const auto [kept, none_released] = resident_after_freeing(size_t{64} << 20, count, size);
+    EXPECT_GE(kept, count * (size / 4096 - 1)) << "under the threshold the freed blocks stay resident";
+    EXPECT_EQ(none_released, 0u);
+    const auto [left, released] = resident_after_freeing(size_t{512} << 10, count, size);
+    // Released down to half the threshold: at most one block's worth stays.
+    EXPECT_LE(left, size / 4096 + 1) << "pages of freed blocks still resident past the threshold";
+    EXPECT_GE(released, (count - 2) * (size - 4096)) << "PoolStats::released_bytes";
 }

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -29,7 +30,9 @@ namespace {
 // an offset and never unmapped, so a pointer's page header is always readable.
 // MAP_NORESERVE: the kernel backs only the pages that are touched. Where that
 // much address space is refused (valgrind, ulimit -v), the arena halves until
-// it fits, down to 1 GiB.
+// it fits, down to 1 GiB. The big blocks' classes get a reservation of their
+// own, the same way: apart from the arena, so a big block is never read as a
+// small object, and the free fast path's one range test stays as it was.
 constexpr uintptr_t max_arena_bytes = uintptr_t{64} << 30;
 constexpr uintptr_t min_arena_bytes = uintptr_t{1} << 30;
 
@@ -53,18 +56,53 @@ void hand_over(void* heap) {
     this_thread_heap = nullptr;
 }
 
+struct Reservation {
+    uintptr_t base = 0, size = 0;
+};
+
+// The largest NORESERVE reservation from max_bytes down to min_bytes (halving), page_size aligned.
+Reservation reserve(uintptr_t max_bytes, uintptr_t min_bytes) {
+    for (uintptr_t bytes = max_bytes; bytes >= min_bytes; bytes /= 2) {
+        void* base = mmap(nullptr, bytes + page_size, PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (base != MAP_FAILED)
+            return {(reinterpret_cast<uintptr_t>(base) + page_size - 1) & ~(uintptr_t{page_size} - 1), bytes};
+    }
+    throw std::bad_alloc();
+}
+
+// The big classes' reservation, carved in chunks by bumping big_next.
+Reservation big_region;
+std::atomic<uintptr_t> big_next{0};
+std::atomic<size_t> released_bytes{0};
+
+// 4 MiB, as gperftools' largest thread cache (kMaxThreadCacheSize): it keeps a
+// thread's recurring big buffers (a few arrays of up to 1 MiB) resident, so a
+// steady loop never faults them in again, while a thread that freed a burst of
+// big blocks keeps at most that much it does not use.
+std::atomic<size_t> release_threshold{size_t{4} << 20};
+
+// BENCHFP_POOL_RELEASE_BYTES, if set: a byte count, or the process stops with a message.
+void read_release_threshold_from_environment() {
+    const char* text = std::getenv("BENCHFP_POOL_RELEASE_BYTES");
+    if (!text) return;
+    char* end = nullptr;
+    const unsigned long long bytes = std::strtoull(text, &end, 10);
+    if (end == text || *end != '\0') {
+        std::fprintf(stderr, "benchfp pool: BENCHFP_POOL_RELEASE_BYTES=%s is not a byte count\n", text);
+        std::abort();
+    }
+    release_threshold.store(bytes, std::memory_order_relaxed);
+}
+
 struct Arena {
     Arena() {
-        for (uintptr_t bytes = max_arena_bytes; bytes >= min_arena_bytes; bytes /= 2) {
-            void* base = mmap(nullptr, bytes + page_size, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-            if (base == MAP_FAILED) continue;
-            arena_base = (reinterpret_cast<uintptr_t>(base) + page_size - 1) & ~(uintptr_t{page_size} - 1);
-            arena_size = bytes;
-            break;
-        }
-        if (!arena_size) throw std::bad_alloc();
+        const Reservation arena = reserve(max_arena_bytes, min_arena_bytes);
+        big_region = reserve(max_arena_bytes, min_arena_bytes);
+        read_release_threshold_from_environment();
         pthread_key_create(&heap_key, hand_over);
+        arena_base = arena.base;
+        arena_size = arena.size;  // last: in_arena() is true for nothing until the arena is complete
     }
 };
 
@@ -104,27 +142,173 @@ char* new_page(Heap* h, unsigned size_class) {
     return reinterpret_cast<char*>(page);
 }
 
-// A big or managed block: a header right before the pointer, at the block's
-// alignment, says where the mapping starts and how large it is.
+// A big or managed block's header, right before the pointer it hands out.
 struct BigHeader {
     static constexpr uint64_t big_magic = 0xb16b10c5b16b10c5ull;
+    static constexpr uint32_t huge = UINT32_MAX;  // size_class of a block in a mapping of its own
     uint64_t magic;
-    void* base;
+    char* base;        // the block's slot (a big class) or its mapping (huge)
     size_t size;       // requested bytes (usable)
     size_t alignment;
+    Heap* owner;       // whose lists the slot goes back to (null for huge)
+    uint32_t size_class;
     bool sampled;      // recorded by the profiler: its free is recorded too
 };
 
-void* aligned_block(size_t size, size_t alignment) {
+// The bytes before a block's payload: the free-list link (a FreeObject at the
+// slot's start, written only while the block is free), then the header. Slots
+// are 64-byte aligned, so the payload is too; a larger alignment moves the
+// payload up to its next multiple, within alignment - 64 more payload bytes.
+constexpr size_t big_header_room = 64;
+static_assert(sizeof(FreeObject) + sizeof(BigHeader) <= big_header_room);
+
+constexpr uintptr_t os_page = 4096;
+// A class's blocks are carved from chunks of at least this much (a whole slot for the largest classes).
+constexpr size_t big_chunk_bytes = size_t{64} << 10;
+
+uintptr_t round_up(uintptr_t n, uintptr_t to) { return (n + to - 1) & ~(to - 1); }
+// Whole multiples of 64 B, so every slot of a chunk is 64-byte aligned (the classes below 256 B are not).
+size_t big_stride(unsigned c) { return round_up(big_header_room + big_class_payload(c), 64); }
+size_t payload_alignment(size_t alignment) { return std::max(alignment, big_header_room); }
+char* payload_of(char* base, size_t alignment) {
+    return reinterpret_cast<char*>(round_up(reinterpret_cast<uintptr_t>(base) + big_header_room,
+                                            payload_alignment(alignment)));
+}
+// The mapping of a huge block: room for the header and the alignment, whole OS pages.
+size_t huge_mapping_bytes(size_t size, size_t alignment) {
+    return round_up(size + payload_alignment(alignment), os_page);
+}
+
+// A new chunk for class c's bump area. Its first slot starts at the class's
+// colour, as first_object_offset does for pages: the first blocks of
+// different classes, the ones a growing array copies between, then do not
+// share an address modulo 4 KiB (4K aliasing).
+void carve_chunk(ClassState& state, unsigned c) {
+    const size_t colour = (c % 8) * 64, stride = big_stride(c);
+    const size_t bytes = std::max(big_chunk_bytes, round_up(colour + stride, os_page));
+    const uintptr_t offset = big_next.fetch_add(bytes, std::memory_order_relaxed);
+    if (offset + bytes > big_region.size) throw std::bad_alloc();
+    state.bump = reinterpret_cast<char*>(big_region.base + offset + colour);
+    state.bump_end = state.bump + (bytes - colour) / stride * stride;
+}
+
+// Gives back to the OS the whole OS pages of a free slot's body; its link and header room stay.
+// MADV_DONTNEED, not MADV_FREE: the pages leave the resident set now (MADV_FREE
+// leaves them counted, in RSS and cgroup limits, until memory runs short), at
+// the cost of a zero-filled fault per page when the block is reused.
+void release_body(char* slot, size_t stride) {
+    const uintptr_t from = round_up(reinterpret_cast<uintptr_t>(slot) + big_header_room, os_page);
+    const uintptr_t to = (reinterpret_cast<uintptr_t>(slot) + stride) & ~(os_page - 1);
+    if (from >= to) return;
+    madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    released_bytes.fetch_add(to - from, std::memory_order_relaxed);
+}
+
+// h's free big blocks hold more than the threshold: their bodies go back to the
+// OS, largest class first (the most bytes per call), down to half of it, so a
+// loop freeing around the threshold does not call madvise at every free.
+void release_excess(Heap* h) {
+    const size_t target = release_threshold.load(std::memory_order_relaxed) / 2;
+    for (unsigned c = big_class_count; c-- > 0 && h->big_cached_bytes > target;) {
+        BigClassState& state = h->big[c];
+        while (state.free && h->big_cached_bytes > target) {
+            FreeObject* block = state.free;
+            state.free = block->next;
+            release_body(reinterpret_cast<char*>(block), big_stride(c));
+            block->next = state.released;
+            state.released = block;
+            h->big_cached_bytes -= big_stride(c);
+        }
+    }
+}
+
+void add_cached(Heap* h, size_t bytes) {
+    h->big_cached_bytes += bytes;
+    if (h->big_cached_bytes > release_threshold.load(std::memory_order_relaxed)) release_excess(h);
+}
+
+// Takes back the blocks of class c other threads freed, in one exchange, onto the free list.
+void take_back_remote_big(Heap* h, unsigned c) {
+    FreeObject* list = h->big_remote[c].exchange(nullptr, std::memory_order_acquire);
+    if (!list) return;
+    size_t blocks = 1;
+    FreeObject* last = list;
+    for (; last->next; last = last->next) ++blocks;
+    last->next = h->big[c].free;
+    h->big[c].free = list;
+    add_cached(h, blocks * big_stride(c));
+}
+
+FreeObject* pop(FreeObject*& list) {
+    FreeObject* head = list;
+    if (head) list = head->next;
+    return head;
+}
+
+// A slot of class c for heap h: a resident free one (local, else freed by
+// other threads), else a released one, else a new one from the bump area.
+char* take_big_slot(Heap* h, unsigned c) {
+    BigClassState& state = h->big[c];
+    if (!state.free && h->big_remote[c].load(std::memory_order_relaxed)) take_back_remote_big(h, c);
+    if (FreeObject* block = pop(state.free)) {
+        h->big_cached_bytes -= big_stride(c);
+        return reinterpret_cast<char*>(block);
+    }
+    if (FreeObject* block = pop(state.released)) return reinterpret_cast<char*>(block);
+    const size_t stride = big_stride(c);
+    if (!state.bump || state.bump + stride > state.bump_end) carve_chunk(state, c);
+    char* slot = state.bump;
+    state.bump += stride;
+    return slot;
+}
+
+char* map_huge(size_t bytes) {
+    void* base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) throw std::bad_alloc();
+    return static_cast<char*>(base);
+}
+
+Heap* heap_of_this_thread() { return this_thread_heap ? this_thread_heap : heap_for_this_thread(); }
+
+// A big or managed block of size bytes at alignment (a power of two, at least 8).
+void* big_block(size_t size, size_t alignment) {
     if (alignment < alignof(BigHeader) || (alignment & (alignment - 1)) != 0) throw std::bad_alloc();
-    const size_t header = (sizeof(BigHeader) + alignment - 1) & ~(alignment - 1);
-    void* base = std::malloc(size + header + alignment);
-    if (!base) throw std::bad_alloc();
-    const uintptr_t user = (reinterpret_cast<uintptr_t>(base) + header + alignment - 1) & ~(alignment - 1);
-    auto* h = reinterpret_cast<BigHeader*>(user) - 1;
-    *h = {BigHeader::big_magic, base, size, alignment, false};
-    if constexpr (pool_checked) note_big_block(h + 1);
-    return reinterpret_cast<void*>(user);
+    if (size > (SIZE_MAX >> 2) || alignment > (SIZE_MAX >> 2)) throw std::bad_alloc();  // no overflow below
+    const size_t payload = size + payload_alignment(alignment) - big_header_room;
+    Heap* owner = nullptr;
+    uint32_t size_class = BigHeader::huge;
+    char* base;
+    if (payload <= max_big_class_payload) {
+        owner = heap_of_this_thread();
+        size_class = big_class_of(payload);
+        base = take_big_slot(owner, size_class);
+    } else {
+        base = map_huge(huge_mapping_bytes(size, alignment));
+    }
+    char* user = payload_of(base, alignment);
+    *(reinterpret_cast<BigHeader*>(user) - 1) = {BigHeader::big_magic, base, size, alignment, owner, size_class,
+                                                 false};
+    if constexpr (pool_checked) note_big_block(user);
+    return user;
+}
+
+// A freed class block goes back to its owner: pushed on the owner's free list
+// by the owning thread, else on its remote list (the owner may have exited: its
+// heap waits for a new thread, remote list included).
+void free_big_slot(const BigHeader& header) {
+    Heap* owner = header.owner;
+    const unsigned c = header.size_class;
+    auto* block = reinterpret_cast<FreeObject*>(header.base);
+    if (owner == this_thread_heap) {
+        block->next = owner->big[c].free;
+        owner->big[c].free = block;
+        return add_cached(owner, big_stride(c));
+    }
+    std::atomic<FreeObject*>& list = owner->big_remote[c];
+    FreeObject* head = list.load(std::memory_order_relaxed);
+    do {
+        block->next = head;
+    } while (!list.compare_exchange_weak(head, block, std::memory_order_release, std::memory_order_relaxed));
 }
 
 // The header of big or managed block p, for `what` ("invalid free", ...) of p.
@@ -184,7 +368,7 @@ void push_local(Heap* h, unsigned c, void* p) {
 }  // namespace
 
 void* alloc_small_slow(unsigned c) {
-    return alloc_from(this_thread_heap ? this_thread_heap : heap_for_this_thread(), c);
+    return alloc_from(heap_of_this_thread(), c);
 }
 
 void* sampled_block(void* p) {
@@ -227,18 +411,20 @@ void free_slow(PageHeader* page, void* p) {
     } while (!list.compare_exchange_weak(head, object, std::memory_order_release, std::memory_order_relaxed));
 }
 
-void* big_alloc_untracked(size_t size) {
-    ensure_arena();
-    return aligned_block(size, 64);
-}
+void* big_alloc_untracked(size_t size) { return big_block(size, 64); }
 
 void big_or_managed_free(void* p) {
     BigHeader* header = big_header(p, "invalid free");
     if constexpr (pool_checked) forget_big_block(p, "double free");
     if (header->sampled) record_free_slow(p);
-    header->magic = 0;  // a second free finds no header (unless the memory was reused meanwhile)
-    std::free(header->base);
+    header->magic = 0;  // a second free finds no header (unless the block was handed out again meanwhile)
+    if (header->size_class == BigHeader::huge)
+        munmap(header->base, huge_mapping_bytes(header->size, header->alignment));
+    else
+        free_big_slot(*header);
 }
+
+bool in_big_region(const void* p) { return reinterpret_cast<uintptr_t>(p) - big_region.base < big_region.size; }
 
 }  // namespace detail
 
@@ -260,8 +446,7 @@ namespace {
 // Managed blocks with the hook (Profiled) or without it (the benchmarks' baseline).
 template <bool Profiled>
 void* managed_alloc_as(size_t size, size_t alignment, const TypeInfo* type) {
-    detail::ensure_arena();
-    void* p = detail::aligned_block(size, alignment);
+    void* p = detail::big_block(size, alignment);
     if constexpr (Profiled) return detail::sample_point(p, size, type);
     return p;
 }
@@ -297,7 +482,16 @@ size_t usable_size(const void* p) {
 PoolStats pool_stats() {
     std::lock_guard lock(detail::orphans_mutex);
     return {detail::arena_next.load() / page_size, detail::heaps_created.load(), detail::orphan_count,
-            detail::heaps_adopted.load()};
+            detail::heaps_adopted.load(), detail::big_next.load(), detail::released_bytes.load()};
+}
+
+void set_big_release_threshold(size_t bytes) {
+    detail::ensure_arena();  // first: the arena's creation reads BENCHFP_POOL_RELEASE_BYTES, which this overrides
+    detail::release_threshold.store(bytes, std::memory_order_relaxed);
+}
+size_t big_release_threshold() {
+    detail::ensure_arena();
+    return detail::release_threshold.load(std::memory_order_relaxed);
 }
 
 }  // namespace benchfp::alloc

@@ -18,6 +18,23 @@
 // into a frame of its own, 10 instructions where the hook is 2; typed
 // workloads paid 5-20% for it while stopped.
 //
+// Big and managed blocks (pool.cpp) carry a 64 B header before the pointer
+// (size, alignment, class, owner heap, the profiler's sampled flag) and have a
+// path of their own, as mimalloc's and tcmalloc's large classes:
+//   - up to 1 MiB of payload, 57 classes of 4 per doubling (size_classes.hpp:
+//     waste < 25% of the request), carved from a second NORESERVE reservation
+//     kept apart from the arena, so in_arena() and page_of() never see one;
+//     each heap has a free list per class, so the common alloc and free are a
+//     list pop and push; a free by another thread goes on the owner's remote
+//     list (an atomic stack, as for small objects), taken back when empty;
+//   - above that, a mapping of its own, unmapped when freed;
+//   - memory back to the OS: when a heap's free big blocks hold more than
+//     big_release_threshold() bytes (default 4 MiB, BENCHFP_POOL_RELEASE_BYTES,
+//     set_big_release_threshold), the bodies of free blocks, largest class
+//     first, are given back with madvise(MADV_DONTNEED) down to half of it;
+//     the blocks stay on a list of their own, reused (faulting in zero pages)
+//     after the resident ones.
+//
 // Misuse (mimalloc's debug and secure modes, glibc's malloc checks): a misuse
 // found aborts with a message naming the pointer, its page and its class, e.g.
 //   benchfp pool: double free of 0x7f.. (page 0x7f.., class 48 B)
@@ -28,8 +45,10 @@
 //     another thread, or of a sampled object (not the start of an object of the
 //     page's class; the block already at the head of the list it goes to);
 //   - a free, usable_size or managed_realloc of a pointer outside the arena that
-//     is not a big or managed block (no block header), including, most often, a
-//     big block freed twice (its header is wiped when it is freed).
+//     is not a big or managed block (no block header), and a big or managed
+//     block freed twice (its header is wiped when it is freed and stays so
+//     until the block is handed out again; a block above 1 MiB is unmapped, so
+//     its second free faults instead).
 //   Not detected: a double free or an interior pointer freed by the owning
 //   thread on the fast path (the free list is corrupted: overlapping objects).
 // Checked build (-DBENCHFP_POOL_CHECKED=ON, used by scripts/test.sh's sanitizer
@@ -75,9 +94,20 @@ struct ClassState {
     char* bump_end = nullptr;
 };
 
+// A big class's lists: free blocks with their bodies resident (ClassState's
+// free, counted in Heap::big_cached_bytes) and free blocks whose bodies were
+// given back to the OS. A free block's link is the first word of its slot,
+// before its header.
+struct BigClassState : ClassState {
+    FreeObject* released = nullptr;
+};
+
 struct alignas(64) Heap {
     ClassState classes[class_count];
     std::atomic<FreeObject*> remote[class_count];  // frees from other threads (multi-producer stack)
+    BigClassState big[big_class_count];
+    std::atomic<FreeObject*> big_remote[big_class_count];
+    size_t big_cached_bytes = 0;                   // slot bytes on the big classes' free lists
     Heap* next_orphan = nullptr;                   // on the hand-over list once its thread exited
     Heap* sampled = nullptr;     // where this heap's sampled allocations live (created on the first)
     bool sampled_pages = false;  // this is such a heap: its pages carry the sampled_page flag
@@ -147,6 +177,8 @@ void note_handed_out(void* p);
 void check_free(void* p);
 void* big_alloc_untracked(size_t size);
 void big_or_managed_free(void* p);
+// Whether p lies in the big blocks' reservation (a block of a big class).
+bool in_big_region(const void* p);
 
 // Returns the block to hand out: p, or where a sampled p moved to. The
 // allocated size is looked up from p there: the fast path keeps nothing alive
@@ -287,7 +319,15 @@ struct PoolStats {
     size_t heaps = 0;          // heaps created
     size_t orphaned_heaps = 0; // heaps waiting for a new thread
     size_t adopted_heaps = 0;  // heaps handed over to a new thread
+    size_t big_bytes = 0;      // bytes of the big blocks' reservation carved into blocks
+    size_t released_bytes = 0; // bytes of free big-block bodies given back to the OS (madvise), ever
 };
 PoolStats pool_stats();
+
+// The bytes of free big blocks a heap keeps resident before it gives bodies
+// back to the OS (pool.cpp says why 4 MiB). BENCHFP_POOL_RELEASE_BYTES sets it
+// at start; this, at any time, for every heap (each applies it on its next big free).
+void set_big_release_threshold(size_t bytes);
+size_t big_release_threshold();
 
 }  // namespace benchfp::alloc

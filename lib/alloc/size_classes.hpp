@@ -1,6 +1,9 @@
 #pragma once
 // The small-object size classes: a Julia-like ladder up to 2032 bytes, 16-byte
 // steps to 256 then steps of about 1/8, so internal waste stays under ~12%.
+// The big-block classes (blocks with a header: big and managed): four per
+// doubling from 64 B to 1 MiB of payload, so a block's payload wastes less than
+// 25% of the request (plus its 64 B header).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -43,5 +46,32 @@ inline constexpr auto class_of_granule = make_class_table();
 inline unsigned size_class_of(size_t size) {
     return size <= 8 ? 0 : detail::class_of_granule[(size + 15) >> 4];
 }
+
+// Big-block classes, by payload (the bytes after the block's 64 B header room):
+// class 0 holds 64 B; then each doubling (2^e, 2^(e+1)] is cut in four steps of
+// 2^(e-2): 80, 96, 112, 128, 160, ... 896 KiB, 1 MiB. As tcmalloc's and
+// mimalloc's large classes: geometric, so the class count stays small (57) and
+// the worst waste is a fixed fraction, here < 25% of the requested payload.
+inline constexpr size_t big_min_payload = 64;
+inline constexpr unsigned big_steps_log2 = 2;  // 4 classes per doubling
+inline constexpr size_t max_big_class_payload = size_t{1} << 20;
+
+// The class of a payload of n bytes (n <= max_big_class_payload): a count of
+// leading zeros and a shift, no table (the classes span 2^14 sizes).
+constexpr unsigned big_class_of(size_t n) {
+    if (n <= big_min_payload) return 0;
+    const unsigned e = 63 - static_cast<unsigned>(__builtin_clzll(n - 1));  // 2^e < n <= 2^(e+1)
+    const unsigned step = static_cast<unsigned>((n - 1 - (size_t{1} << e)) >> (e - big_steps_log2));
+    return ((e - 6) << big_steps_log2) + step + 1;
+}
+constexpr size_t big_class_payload(unsigned c) {
+    if (c == 0) return big_min_payload;
+    const unsigned e = 6 + ((c - 1) >> big_steps_log2);
+    const size_t step = ((c - 1) & ((1u << big_steps_log2) - 1)) + 1;
+    return (size_t{1} << e) + (step << (e - big_steps_log2));
+}
+inline constexpr unsigned big_class_count = big_class_of(max_big_class_payload) + 1;
+static_assert(big_class_payload(big_class_count - 1) == max_big_class_payload);
+static_assert(big_class_payload(big_class_of(max_small_size + 1)) == 2048);
 
 }  // namespace benchfp::alloc
