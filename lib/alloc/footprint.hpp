@@ -16,8 +16,10 @@
 // cached before, and none can hide its pages by having faulted them earlier.
 //
 // The live objects at that moment are counted by a table wrapped around the
-// allocator's (each allocation +1, each free -1; managed_realloc nets 0): the
-// workloads run unchanged. `footprint_copies` states run at once, the
+// allocator's (each allocation +1, each free -1; managed_realloc nets 0),
+// which also writes the requested bytes of every block it hands out, as a
+// program uses its objects (footprint.cpp says why): the workloads' code is
+// the same for every allocator. `footprint_copies` states run at once, the
 // iteration of each started from the peak of the one before (its at_peak
 // hook), so all are at their peak together and the live data is large
 // enough (about 4 MiB) that page granularity does not decide the figure.
