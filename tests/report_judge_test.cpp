@@ -400,3 +400,75 @@ TEST(Judge, AFailureMustReproduceInTheReRun) {
     confirm(passed, judge(cur, base, t));
     EXPECT_FALSE(passed.failed());
 }
+
+// Issue 14: the pool's resident bytes per live object over mimalloc's, both
+// from the same run, against the rule's limit: within passes, over fails, and
+// a figure the limit needs that the run lacks fails as missing. Times play no part.
+TEST(Judge, FootprintRuleJudgesResidentBytesPerLiveObjectInOneRun) {
+    Tolerances t;
+    RatioRule rule{"pool / mimalloc, bytes per live object", "off", "mimalloc", 1.1, {"alloc/w"}};
+    rule.metric = RatioMetric::resident_bytes_per_live_object;
+    t.ratio_rules = {rule};
+    const std::string id = "alloc/w: pool / mimalloc, bytes per live object";
+    const auto with_figures = [&](double pool, double mimalloc) {
+        RunResults r = run({{"alloc/w/off", 100}, {"alloc/w/mimalloc", 50}});  // the pool 2x slower: not this rule's
+        r.benchmarks["alloc/w/off"].resident_bytes_per_live_object = pool;
+        r.benchmarks["alloc/w/mimalloc"].resident_bytes_per_live_object = mimalloc;
+        compute_ratios(r, t);
+        return r;
+    };
+    const RunResults within = with_figures(20, 19);
+    ASSERT_DOUBLE_EQ(within.ratios.at(id), 20.0 / 19.0);
+    const Judgement pass = judge_limits_only(within, t);
+    EXPECT_EQ(row(pass, id, "ratio").verdict, RowVerdict::invariant);
+    EXPECT_EQ(row(pass, id, "ratio").unit, "ratio (resident bytes per live object over the same, in one run)");
+    EXPECT_EQ(row(pass, "alloc/w/off", "footprint").current, 20);
+    EXPECT_EQ(row(pass, "alloc/w/off", "footprint").verdict, RowVerdict::not_judged);
+    EXPECT_FALSE(pass.failed());
+
+    const RunResults over = with_figures(24, 19);
+    const Judgement fail = judge_limits_only(over, t);
+    EXPECT_EQ(row(fail, id, "ratio").verdict, RowVerdict::over_limit);
+    EXPECT_TRUE(fail.failed());
+    const Report report{{"abc", "", "today", {}, ""}, {{over, std::nullopt, "none.json", fail}}, {}};
+    const std::string md = render_markdown(report);
+    EXPECT_NE(md.find("| `alloc/w` | 24.0 | 19.0 | pool / mimalloc, bytes per live object: 1.263 (limit 1.100) :no_entry: |"),
+              std::string::npos) << md;
+    const std::string html = render_html(report);
+    EXPECT_NE(html.find("id='footprint'"), std::string::npos);
+    for (const auto& r : render_json(report)["machines"][0]["rows"])
+        if (r["kind"] == "ratio") EXPECT_EQ(r["unit"], "ratio (resident bytes per live object over the same, in one run)");
+
+    RunResults unmeasured = run({{"alloc/w/off", 100}, {"alloc/w/mimalloc", 50}});
+    unmeasured.benchmarks["alloc/w/off"].resident_bytes_per_live_object = 20;  // mimalloc's figure absent
+    compute_ratios(unmeasured, t);
+    EXPECT_EQ(unmeasured.ratios.count(id), 0u);
+    const Judgement missing = judge_limits_only(unmeasured, t);
+    EXPECT_EQ(row(missing, id, "ratio").verdict, RowVerdict::missing);
+    EXPECT_TRUE(missing.failed());
+}
+
+TEST(Judge, FootprintIsReadFromTheSuiteAndTheRuleMetricIsChecked) {
+    const std::string path = write_temp("footprint.json",
+        "{\"context\": {}, \"benchmarks\": [{\"name\": \"alloc/w/off/manual_time\", \"run_type\": \"iteration\", "
+        "\"real_time\": 5, \"time_unit\": \"ns\", \"resident_bytes_per_live_object\": 17.5}, "
+        "{\"name\": \"alloc/w/glibc/manual_time\", \"run_type\": \"iteration\", \"real_time\": 5, \"time_unit\": \"ns\"}]}");
+    const RunResults r = read_run(path);
+    std::filesystem::remove(path);
+    EXPECT_DOUBLE_EQ(r.benchmarks.at("alloc/w/off").resident_bytes_per_live_object, 17.5);
+    EXPECT_LT(r.benchmarks.at("alloc/w/glibc").resident_bytes_per_live_object, 0);  // not reported
+    const auto rules = [](const std::string& metric) {
+        return nlohmann::json{{"schema", "benchfp.tolerances/1"},
+                              {"ratios", {{{"name", "n"}, {"numerator", "off"}, {"denominator", "mimalloc"},
+                                           {"metric", metric}}}}};
+    };
+    EXPECT_EQ(parse_tolerances(rules("resident_bytes_per_live_object"), "t.json").ratio_rules.at(0).metric,
+              RatioMetric::resident_bytes_per_live_object);
+    EXPECT_EQ(parse_tolerances(rules("time"), "t.json").ratio_rules.at(0).metric, RatioMetric::time);
+    try {
+        parse_tolerances(rules("bytes"), "t.json");
+        FAIL() << "an unknown metric was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("unknown metric"), std::string::npos) << e.what();
+    }
+}

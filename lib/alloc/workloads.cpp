@@ -184,18 +184,25 @@ void producer_consumer(const AllocatorTable& a, AllocWorkloadState& st) {
 }
 
 const AllocWorkload workloads[] = {
-    {"small_churn", "random sizes 1..512 B, 1024 live, untyped (pool_alloc)", small_churn, 1600},
-    {"structs", "56 B typed structs, 256 live (alloc(size, type))", structs, 1600},
-    {"strings", "string concatenation, untyped (pool_alloc)", strings, 20000},
-    {"arrays", "float arrays of 32 B to 16 KiB: typed up to 2032 B, big_alloc above", arrays, 10000},
+    // Footprint copies for about 4 MiB live at the peak (the live bytes of one state in brackets):
+    // small_churn 16 (256 KiB), structs 256 (14 KiB), arrays 256 (16 KiB, of which the workload
+    // writes 64 B), grow_array 64 (64 KiB), binary_trees 512 (511 x 16 B); strings 4096 (one
+    // 113 B string: 452 KiB, since each state costs 16 KiB of its own: a 4 KiB page is 1% of it).
+    // producer_consumer 0, not measured: its live messages at the peak are whatever the consumer
+    // thread has not freed yet (none at all in some runs with tcmalloc), which measures the
+    // scheduler, not the allocator.
+    {"small_churn", "random sizes 1..512 B, 1024 live, untyped (pool_alloc)", small_churn, 1600, 100, 16, 64},
+    {"structs", "56 B typed structs, 256 live (alloc(size, type))", structs, 1600, 100, 256, 16},
+    {"strings", "string concatenation, untyped (pool_alloc)", strings, 20000, 100, 4096, 8},
+    {"arrays", "float arrays of 32 B to 16 KiB: typed up to 2032 B, big_alloc above", arrays, 10000, 100, 256, 16},
     // 12 allocations an iteration, but 64 KiB copied: fewer iterations.
     {"grow_array", "an array grown by doubling from 32 B to 64 KiB (managed_alloc, managed_realloc)", grow_array,
-     2000},
-    {"binary_trees", "typed binary trees of depth 8, built and freed", binary_trees, 200},
+     2000, 100, 64, 16},
+    {"binary_trees", "typed binary trees of depth 8, built and freed", binary_trees, 200, 100, 512, 8},
     // Its ring lets the producer run ahead for 16 iterations: chunks of ~2 ms
     // time the consumer-bound steady state, not that slack.
     {"producer_consumer", "64 B typed messages freed by another thread (remote frees)", producer_consumer, 1600,
-     2000},
+     2000, 0},
 };
 
 }  // namespace

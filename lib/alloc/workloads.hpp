@@ -72,6 +72,13 @@ struct AllocWorkload {
     // The shortest time to measure it in: long enough to hold its steady state
     // (the gate's timed chunk), and for the profiler's start() to weigh under 0.2%.
     double min_chunk_us = 100;
+    // The footprint measurement (alloc/footprint.hpp): how many states run at
+    // once, each at its peak when the figure is read, so the live data there is
+    // about 4 MiB for every workload (page granularity is then below 0.1% of it),
+    // and how many rounds of every state's iteration lead up to that peak;
+    // 0 copies: not measured (producer_consumer: see workloads.cpp).
+    int footprint_copies = 1;
+    int footprint_rounds = 16;
 };
 
 std::span<const AllocWorkload> all();

@@ -154,6 +154,13 @@ void judge_benchmarks(Judgement& j, const RunResults& current, const RunResults&
             j.rows.back().current = cm->bytes_per_iteration;
             j.rows.back().baseline = bm->bytes_per_iteration;
         }
+        if (cm && cm->resident_bytes_per_live_object >= 0) {
+            // Shown, not judged against the baseline: the in-run footprint rules judge it (pool / mimalloc).
+            j.rows.push_back(judged(name, "footprint", &cm->resident_bytes_per_live_object, nullptr, 0, 0));
+            j.rows.back().verdict = RowVerdict::not_judged;
+            j.rows.back().note = "resident bytes per live object at the workload's peak: reported; the in-run "
+                                 "footprint ratios judge it";
+        }
         if (reported_only(t, variant) || reported_only(t, group))
             for (size_t i = first_row; i < j.rows.size(); ++i)
                 report_without_verdict(j.rows[i], "reported, not judged (results/tolerances.json: reported_only)");
@@ -177,6 +184,13 @@ void within_placement_noise(Row& row, const Interval& interval, const Control* a
                bracketed(*aa->interval) + ": code placement alone moves this kernel that much";
 }
 
+// A ratio row's unit where it is not its kind's: a footprint rule's.
+std::string ratio_unit(const RatioRule* rule) {
+    return rule && rule->metric == RatioMetric::resident_bytes_per_live_object
+               ? "ratio (resident bytes per live object over the same, in one run)"
+               : "";
+}
+
 void judge_ratios(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
     for (const std::string& id : keys_of(current.ratios, baseline.ratios)) {
         const RatioRule* rule = rule_of(t, id);
@@ -187,6 +201,7 @@ void judge_ratios(Judgement& j, const RunResults& current, const RunResults& bas
         j.rows.push_back(judged(id, "ratio", find_in(current.ratios, id), find_in(baseline.ratios, id),
                                 rule && rule->tolerance > 0 ? rule->tolerance : t.ratio, unjudgeable ? 0 : limit,
                                 interval));
+        j.rows.back().unit = ratio_unit(rule);
         if (interval && rule && rule->limit_needs_interval)
             within_placement_noise(j.rows.back(), *interval, find_in(current.controls, group));
         if (unjudgeable) {
@@ -265,7 +280,10 @@ Judgement judge_limits_only(const RunResults& current, const Tolerances& t) {
                              : "no baseline for this machine: reported, not judged";
     }
     for (const auto& [id, limit] : expected.ratios)
-        if (!current.ratios.count(id)) j.rows.push_back(judged(id, "ratio", nullptr, &limit, t.ratio, limit));
+        if (!current.ratios.count(id)) {
+            j.rows.push_back(judged(id, "ratio", nullptr, &limit, t.ratio, limit));
+            j.rows.back().unit = ratio_unit(rule_of(t, id));
+        }
     for (const auto& [id, limit] : expected.instructions)
         if (!current.instructions.count(id)) j.rows.push_back(judged(id, "instructions", nullptr, &limit, t.instructions, limit));
     for (Row& r : j.rows) {

@@ -38,7 +38,9 @@ const char* to_string(RowVerdict v);
 
 struct Row {
     std::string id;    // benchmark, ratio or instruction count
-    std::string kind;  // "time", "memory", "ratio", "instructions"
+    // "time", "memory", "ratio", "instructions", "footprint" (resident bytes per live
+    // object at the workload's peak: reported, judged through the in-run ratios of its rules)
+    std::string kind;
     double current = 0, baseline = 0, ratio = 0, tolerance = 0;
     double limit = 0;  // absolute limit (ratio and instruction rows), 0: none
     RowVerdict verdict = RowVerdict::invariant;
@@ -47,6 +49,7 @@ struct Row {
     bool fails() const;       // regression, over_limit, missing or invalid
     bool baseline_over_limit() const { return limit > 0 && baseline > limit; }
     double lo = NAN, hi = NAN;  // the current value's 95% interval, where it has one
+    std::string unit;           // where it is not its kind's (a ratio of footprints), else ""
 };
 
 struct Judgement {

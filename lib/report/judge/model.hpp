@@ -26,6 +26,9 @@ struct Measurement {
     // The 95% interval of each such ratio, where the run gave one (benchfp
     // kernel --mode=perf does), beside paired_ratios: by that variant.
     std::map<std::string, std::vector<Interval>> paired_intervals;
+    // What the allocator holds at the workload's peak over its live objects
+    // then (counter resident_bytes_per_live_object, lib/alloc/footprint.hpp); < 0: not reported.
+    double resident_bytes_per_live_object = -1;
 };
 
 // The A/A control of a kernel perf group: the reference kernel at another
@@ -51,6 +54,11 @@ struct RunResults {
     std::map<std::string, double> instructions;      // per operation, by id (callgrind)
 };
 
+// What an in-run ratio divides: the variants' times (the default), or their
+// resident bytes per live object at the workload's peak ("metric" in
+// results/tolerances.json: "time", "resident_bytes_per_live_object").
+enum class RatioMetric { time, resident_bytes_per_live_object };
+
 // A ratio measured inside one run: numerator variant over denominator variant,
 // for every group that has both; limit: the largest value that passes.
 struct RatioRule {
@@ -65,6 +73,7 @@ struct RatioRule {
     // measurement of enough pairs): a bare median of a few pairs can neither
     // show a 0.5% excess nor rule it out, so such a row is unresolved.
     bool limit_needs_interval = false;
+    RatioMetric metric = RatioMetric::time;
 };
 
 struct Tolerances {

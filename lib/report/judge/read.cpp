@@ -39,7 +39,7 @@ void add_time(Measurement& m, double ns, int repetitions) {
 // One entry of Google Benchmark's "benchmarks" list, checked.
 struct Entry {
     std::string name, aggregate;  // aggregate: "" for an iteration
-    double ns = 0, bytes = -1;
+    double ns = 0, bytes = -1, footprint = -1;
     int repetitions = 1;
     std::map<std::string, double> paired;  // ratio_to_<variant>
 };
@@ -61,6 +61,7 @@ std::optional<Entry> entry_of(const In& b) {
     // A suite that times chunks of iterations says the time of one in ns_per_iteration.
     e.ns = b.has("ns_per_iteration") ? b.number("ns_per_iteration", ranges::time_ns) : time_in_ns(b, "real_time");
     e.bytes = b.number_or("bytes_per_iteration", -1, ranges::bytes);
+    e.footprint = b.number_or("resident_bytes_per_live_object", -1, ranges::bytes);
     for (const auto& [key, value] : b.members())
         if (key.starts_with("ratio_to_")) e.paired[key.substr(9)] = value.as_number(ranges::ratio);
     return e;
@@ -95,6 +96,7 @@ RunResults google_benchmark_results(const In& doc) {
         Measurement& m = r.benchmarks[e->name];
         add_time(m, e->ns, 1);
         if (e->bytes >= 0) m.bytes_per_iteration = e->bytes;
+        if (e->footprint >= 0) m.resident_bytes_per_live_object = e->footprint;
         for (const auto& [reference, ratio] : e->paired) m.paired_ratios[reference].push_back(ratio);
     }
     std::set<std::string> used;
@@ -103,6 +105,7 @@ RunResults google_benchmark_results(const In& doc) {
         Measurement& m = r.benchmarks[name];
         add_time(m, e.ns, e.repetitions);
         m.bytes_per_iteration = e.bytes;
+        m.resident_bytes_per_live_object = e.footprint;
         for (const auto& [reference, ratio] : e.paired) m.paired_ratios[reference].push_back(ratio);
         used.insert(e.aggregate);
     }
@@ -157,6 +160,13 @@ RunResults benchfp_results(const In& doc) {
     return r;
 }
 
+RatioMetric metric_of(const In& rule) {
+    const std::string metric = rule.string_or("metric", "time");
+    if (metric == "time") return RatioMetric::time;
+    if (metric == "resident_bytes_per_live_object") return RatioMetric::resident_bytes_per_live_object;
+    rule.at("metric").fail("unknown metric \"" + metric + "\" (known: time, resident_bytes_per_live_object)");
+}
+
 std::map<std::string, double> numbers_of(const In& object, Range range) {
     std::map<std::string, double> out;
     for (const auto& [key, v] : object.members()) out[key] = v.as_number(range);
@@ -190,6 +200,11 @@ RunResults merge_runs(const std::vector<RunResults>& runs) {
             if (added) continue;
             it->second.min_ns = std::min(it->second.min_ns, m.min_ns);
             it->second.repetitions += m.repetitions;
+            // A footprint measured in several runs: the least, like the time (each run measured it once).
+            if (m.resident_bytes_per_live_object >= 0 &&
+                (it->second.resident_bytes_per_live_object < 0 ||
+                 m.resident_bytes_per_live_object < it->second.resident_bytes_per_live_object))
+                it->second.resident_bytes_per_live_object = m.resident_bytes_per_live_object;
             for (const auto& [reference, ratios] : m.paired_ratios) {
                 auto& all = it->second.paired_ratios[reference];
                 all.insert(all.end(), ratios.begin(), ratios.end());
@@ -281,7 +296,7 @@ Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) 
             t.ratio_rules.push_back({rule.string("name"), rule.string("numerator"), rule.string("denominator"),
                                      rule.number_or("limit", 0, ranges::limit), rule.strings_or("groups"),
                                      rule.number_or("tolerance", 0, ranges::tolerance),
-                                     rule.boolean_or("limit_needs_interval", false)});
+                                     rule.boolean_or("limit_needs_interval", false), metric_of(rule)});
     t.reported_only = in.strings_or("reported_only");
     if (const auto limits = in.find("instruction_limits")) t.instruction_limits = numbers_of(*limits, ranges::limit);
     return t;

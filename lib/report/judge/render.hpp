@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,6 +56,24 @@ std::string verdict_text(const Report& report);
 std::string failure_text(const Row& row);
 // A row worth showing among the changes: judged, and not invariant.
 bool significant(const Row& row);
+// The memory footprint of a judgement, a line per workload: each allocator's
+// resident bytes per live object at the workload's peak (rows of kind
+// "footprint") and the in-run footprint ratios judged on them (ratio rows of a
+// footprint rule), allocators in the gate's order (the pool's variants, then
+// the peers). Empty when the run measured none.
+struct FootprintTable {
+    struct Line {
+        std::string workload;
+        std::map<std::string, double> figures;  // by allocator
+        std::vector<const Row*> ratios;
+    };
+    std::vector<std::string> allocators;
+    std::vector<Line> lines;
+};
+FootprintTable footprint_table(const Judgement& judgement);
+// "1.034 (limit 1.100)" and the rule's name: one footprint ratio as the tables show it.
+std::string footprint_ratio_text(const Row& ratio_row);
+
 // Version Info of one side: (what, value) pairs -- benchfp, compiler,
 // libraries, kernel, CPU, ISA and cores, CPU flags -- "not recorded" where the
 // file does not say.

@@ -104,6 +104,43 @@ void changes(std::ostringstream& html, const Report& report) {
     html << "</section>";
 }
 
+// Every allocator's resident bytes per live object per workload (this run),
+// with the footprint ratios and their verdicts.
+void footprint_html(std::ostringstream& html, const Report& report) {
+    bool any = false;
+    for (const MachineJudgement& m : report.machines) {
+        const FootprintTable table = footprint_table(m.judgement);
+        if (table.lines.empty()) continue;
+        if (!any)
+            html << "<section id='footprint'><h2>Memory footprint</h2><p>Resident bytes per live object at each "
+                    "workload's peak, this run (lower is better): a child process forked per workload x allocator, "
+                    "its Private_Dirty at the peak minus before the workload's first allocation, over the live "
+                    "objects then.</p>";
+        any = true;
+        if (report.machines.size() > 1) html << "<h3>" << escape_html(machine_line(m)) << "</h3>";
+        html << "<table><tr><th>workload</th>";
+        for (const std::string& a : table.allocators) html << "<th>" << escape_html(a) << "</th>";
+        html << "<th>in-run footprint ratio (limit)</th></tr>";
+        for (const FootprintTable::Line& line : table.lines) {
+            bool failed = false;
+            std::string verdicts;
+            for (const Row* r : line.ratios) {
+                failed = failed || r->fails();
+                verdicts += (verdicts.empty() ? "" : "; ") + footprint_ratio_text(*r) + ": " + to_string(r->verdict);
+            }
+            html << "<tr class='" << (failed ? "fail" : "judged") << "'><td><code>" << escape_html(line.workload)
+                 << "</code></td>";
+            for (const std::string& a : table.allocators) {
+                const auto it = line.figures.find(a);
+                html << "<td class='num'>" << (it == line.figures.end() ? "-" : fixed(it->second, 1)) << "</td>";
+            }
+            html << "<td>" << escape_html(verdicts.empty() ? "-" : verdicts) << "</td></tr>";
+        }
+        html << "</table>";
+    }
+    if (any) html << "</section>";
+}
+
 void all_rows(std::ostringstream& html, const Report& report) {
     for (const MachineJudgement& m : report.machines) {
         int judged = 0, reported = 0;
@@ -147,6 +184,7 @@ std::string render_html(const Report& report) {
     failures(html, report);
     changes(html, report);
     html << kernel_cases_html(report.cases);
+    footprint_html(html, report);
     all_rows(html, report);
     version_info_html(html, report);
     html << "</body></html>\n";

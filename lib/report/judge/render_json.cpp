@@ -1,6 +1,7 @@
 // The JSON report (schema benchfp.judgement/3, results/schemas/judgement.schema.json):
 // the build, then per machine its fingerprint, its baseline's and every row with
-// its verdict. A row's current and baseline are in its kind's unit (`units`).
+// its verdict. A row's current and baseline are in its kind's unit (`units`),
+// except where the row says its own (a ratio of footprints).
 #include "report/judge/render.hpp"
 
 #include "report/judge/stats.hpp"
@@ -17,7 +18,8 @@ namespace {
 const std::map<std::string, std::string> units_by_kind = {{"time", "ns per iteration"},
                                                           {"memory", "bytes per iteration"},
                                                           {"ratio", "ratio (time over time, in one run)"},
-                                                          {"instructions", "instructions per operation"}};
+                                                          {"instructions", "instructions per operation"},
+                                                          {"footprint", "resident bytes per live object at the workload's peak"}};
 
 std::string unit_of(const std::string& kind) {
     const auto it = units_by_kind.find(kind);
@@ -34,7 +36,7 @@ nlohmann::json machine_json(const MachineJudgement& m) {
                         {"group", r.kind == "ratio" || r.kind == "instructions" ? ratio_group(r.id)
                                                                                 : split_benchmark_name(r.id).first},
                         {"kind", r.kind},
-                        {"unit", unit_of(r.kind)},
+                        {"unit", r.unit.empty() ? unit_of(r.kind) : r.unit},
                         {"current", number_or_null(r.current)},
                         {"baseline", number_or_null(r.baseline)},
                         {"ratio", number_or_null(r.ratio)},

@@ -151,6 +151,35 @@ void frame_cost_table(std::ostringstream& md, const RunResults& current) {
     }
 }
 
+// What each allocator holds per live object at each workload's peak (this
+// run; every figure, significant or not, lower is better), with the in-run
+// footprint ratios and their verdicts.
+void footprint_section(std::ostringstream& md, const Judgement& j) {
+    const FootprintTable table = footprint_table(j);
+    if (table.lines.empty()) return;
+    md << "\n#### Memory footprint (resident bytes per live object at the workload's peak, this run; lower is better)\n\n"
+       << "Measured in a child process forked per workload x allocator: its Private_Dirty at the peak minus before "
+          "the workload's first allocation, over the live objects then (several workload states at their peak at "
+          "once, about 4 MiB live).\n\n| workload |";
+    for (const std::string& a : table.allocators) md << " " << a << " |";
+    md << " in-run footprint ratio (limit) |\n|----|";
+    for (size_t i = 0; i < table.allocators.size(); ++i) md << "----|";
+    md << "----|\n";
+    for (const FootprintTable::Line& line : table.lines) {
+        md << "| " << code(line.workload) << " |";
+        for (const std::string& a : table.allocators) {
+            const auto it = line.figures.find(a);
+            md << " " << (it == line.figures.end() ? std::string("-") : fixed(it->second, 1)) << " |";
+        }
+        std::string verdicts;
+        for (const Row* r : line.ratios) {
+            verdicts += (verdicts.empty() ? "" : "; ") + footprint_ratio_text(*r) + mark(*r);
+            if (r->verdict == RowVerdict::not_judged) verdicts += " (not judged)";
+        }
+        md << " " << (verdicts.empty() ? "-" : verdicts) << " |\n";
+    }
+}
+
 void machine_results(std::ostringstream& md, const MachineJudgement& m, bool titled) {
     const Judgement& j = m.judgement;
     if (titled) md << "### Machine: " << m.current.fingerprint.describe() << "\n\n";
@@ -160,6 +189,7 @@ void machine_results(std::ostringstream& md, const MachineJudgement& m, bool tit
     benchmark_table(md, j);
     ratio_table(md, j);
     frame_cost_table(md, m.current);
+    footprint_section(md, j);
     md << "\n";
 }
 

@@ -90,6 +90,36 @@ std::string failure_text(const Row& r) {
     }
 }
 
+FootprintTable footprint_table(const Judgement& j) {
+    std::map<std::string, FootprintTable::Line> by_workload;
+    FootprintTable table;
+    for (const Row& r : j.rows) {
+        if (r.kind == "footprint") {
+            const auto [workload, allocator] = split_benchmark_name(r.id);
+            by_workload[workload].figures[allocator] = r.current;
+            if (std::find(table.allocators.begin(), table.allocators.end(), allocator) == table.allocators.end())
+                table.allocators.push_back(allocator);
+        }
+        if (r.kind == "ratio" && !r.unit.empty()) by_workload[ratio_group(r.id)].ratios.push_back(&r);
+    }
+    const std::vector<std::string> order = {"compiled_out", "off", "glibc", "jemalloc", "mimalloc", "tcmalloc"};
+    const auto rank = [&](const std::string& a) { return std::find(order.begin(), order.end(), a) - order.begin(); };
+    std::stable_sort(table.allocators.begin(), table.allocators.end(),
+                     [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
+    for (auto& [workload, line] : by_workload) {
+        line.workload = workload;
+        table.lines.push_back(line);
+    }
+    return table;
+}
+
+std::string footprint_ratio_text(const Row& r) {
+    const std::string name = r.id.substr(std::min(r.id.size(), ratio_group(r.id).size() + 2));
+    std::string text = name + ": " + (std::isnan(r.current) ? std::string("-") : fixed(r.current));
+    if (r.limit > 0) text += " (limit " + fixed(r.limit) + ")";
+    return text;
+}
+
 bool significant(const Row& r) { return r.verdict != RowVerdict::invariant && r.verdict != RowVerdict::not_judged; }
 
 std::vector<std::pair<std::string, std::string>> version_info(const RunResults& run) {

@@ -104,6 +104,14 @@ void compute_ratios(RunResults& r, const Tolerances& t) {
             const auto num = r.benchmarks.find(group + "/" + rule.numerator);
             const auto den = r.benchmarks.find(group + "/" + rule.denominator);
             if (num == r.benchmarks.end() || den == r.benchmarks.end()) continue;
+            if (rule.metric == RatioMetric::resident_bytes_per_live_object) {
+                // Both measured, or no ratio (a limit that needs one reports it missing); a zero
+                // denominator gives a ratio that is judged invalid, never one that passes.
+                const double a = num->second.resident_bytes_per_live_object;
+                const double b = den->second.resident_bytes_per_live_object;
+                if (a >= 0 && b >= 0) r.ratios[group + ": " + rule.name] = b > 0 ? a / b : NAN;
+                continue;
+            }
             add_interval(r, group, rule);
             double ratio = paired_ratio(r, group, rule.numerator, rule.denominator);
             if (std::isnan(ratio)) ratio = 1 / paired_ratio(r, group, rule.denominator, rule.numerator);
