@@ -101,6 +101,18 @@ TEST_F(PoolMisuseDeathTest, PointerIntoAPageNeverHandedOut) {
         "benchfp pool: invalid free of " + pointer + " \\(page " + pointer + "\\): the page was never handed out");
 }
 
+// A thread that has no heap yet (no_heap) gets the same message: the fast
+// path's owner compare cannot match a page nobody owns.
+TEST_F(PoolMisuseDeathTest, PointerIntoAPageNeverHandedOutFromAThreadWithoutAHeap) {
+    EXPECT_DEATH(
+        {
+            alloc::free(alloc::pool_alloc(48));  // the arena exists
+            const uintptr_t last_page = alloc::detail::arena_base + alloc::detail::arena_size - alloc::page_size;
+            std::thread([&] { alloc::free(reinterpret_cast<void*>(last_page + 2048)); }).join();
+        },
+        "benchfp pool: invalid free of " + pointer + " \\(page " + pointer + "\\): the page was never handed out");
+}
+
 TEST_F(PoolMisuseDeathTest, PointerNotFromThePool) {
     alignas(64) static char not_a_block[1024];
     EXPECT_DEATH(alloc::free(not_a_block + 512),

@@ -49,6 +49,15 @@ TEST(Pool, EverySmallSizeGetsItsClassAlignedAndReused) {
     }
 }
 
+TEST(Pool, EverySmallSizeTakesTheSmallestClassThatHoldsIt) {
+    for (size_t size = 1; size <= alloc::max_small_size; ++size) {
+        const unsigned c = alloc::size_class_of(size);
+        ASSERT_LT(c, alloc::class_count) << size;
+        EXPECT_GE(alloc::class_sizes[c], size) << size;
+        if (c > 0) EXPECT_LT(alloc::class_sizes[c - 1], size) << size;
+    }
+}
+
 TEST(Pool, BigAndManagedBlocks) {
     void* big = alloc::big_alloc(100000);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(big) % 64, 0u);

@@ -80,12 +80,8 @@ Tally run_counted(const AllocWorkload& w, const AllocatorTable& allocator, int i
     frees = frees_elsewhere = 0;
     requested = 0;
     smallest_big = SIZE_MAX;
-    AllocatorTable table{count_alloc, count_free, count_usable_size};
-    if (allocator.alloc_typed) table.alloc_typed = count_typed;
-    if (allocator.big_alloc) table.big_alloc = count_big;
-    if (allocator.managed_alloc) table.managed_alloc = count_managed;
-    if (allocator.managed_realloc) table.managed_realloc = count_grow;
-    table.max_small_size = allocator.max_small_size;
+    const AllocatorTable table = alloc::with_paths_of(
+        allocator, {count_alloc, count_free, count_usable_size, count_typed, count_big, count_managed, count_grow});
     {
         alloc::workloads::AllocWorkloadState state(table);
         for (int i = 0; i < iterations; ++i) w.iteration(table, state);

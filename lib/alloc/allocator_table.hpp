@@ -30,6 +30,19 @@ struct AllocatorTable {
     size_t max_small_size = SIZE_MAX;  // above it, a workload takes a sized array through big_alloc
 };
 
+// A table of wrappers around a's entries (a counting or checking layer):
+// wrappers' entries, each optional one only where a has it, so the workloads
+// take the same paths through the result as through a.
+inline AllocatorTable with_paths_of(const AllocatorTable& a, const AllocatorTable& wrappers) {
+    AllocatorTable t{wrappers.alloc, wrappers.free, wrappers.usable_size};
+    if (a.alloc_typed) t.alloc_typed = wrappers.alloc_typed;
+    if (a.big_alloc) t.big_alloc = wrappers.big_alloc;
+    if (a.managed_alloc) t.managed_alloc = wrappers.managed_alloc;
+    if (a.managed_realloc) t.managed_realloc = wrappers.managed_realloc;
+    t.max_small_size = a.max_small_size;
+    return t;
+}
+
 // The pool through its profiled entry points (what `benchfp alloc profile` runs),
 // and through the same paths with the profiler hook compiled out (the gate's
 // baseline): pool_alloc, alloc(size, type), big_alloc, managed_alloc and

@@ -53,13 +53,7 @@ void* c_realloc(void* p, size_t n, const TypeInfo* t) {  // one freed, one made:
 // The same optional entries as the allocator's, so the workloads take the same paths.
 AllocatorTable counting(const AllocatorTable& a) {
     inner = &a;
-    AllocatorTable t{c_alloc, c_free, c_usable};
-    if (a.alloc_typed) t.alloc_typed = c_typed;
-    if (a.big_alloc) t.big_alloc = c_big;
-    if (a.managed_alloc) t.managed_alloc = c_managed;
-    if (a.managed_realloc) t.managed_realloc = c_realloc;
-    t.max_small_size = a.max_small_size;
-    return t;
+    return with_paths_of(a, {c_alloc, c_free, c_usable, c_typed, c_big, c_managed, c_realloc});
 }
 
 // What the child sends: the figure, or why there is none.

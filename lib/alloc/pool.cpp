@@ -53,7 +53,7 @@ void hand_over(void* heap) {
     h->next_orphan = orphans;
     orphans = h;
     ++orphan_count;
-    this_thread_heap = nullptr;
+    this_thread_heap = &no_heap;
 }
 
 struct Reservation {
@@ -268,7 +268,7 @@ char* map_huge(size_t bytes) {
     return static_cast<char*>(base);
 }
 
-Heap* heap_of_this_thread() { return this_thread_heap ? this_thread_heap : heap_for_this_thread(); }
+Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_heap : heap_for_this_thread(); }
 
 // A big or managed block of size bytes at alignment (a power of two, at least 8).
 void* big_block(size_t size, size_t alignment) {
@@ -324,7 +324,8 @@ BigHeader* big_header(const void* p, const char* what) {
 
 uintptr_t arena_base = 0;
 uintptr_t arena_size = 0;  // 0 until the arena exists: in_arena() is false for everything
-thread_local Heap* this_thread_heap = nullptr;
+Heap no_heap;  // never written: nothing is ever pushed on its lists
+thread_local Heap* this_thread_heap = &no_heap;
 
 namespace {
 
@@ -367,7 +368,9 @@ void push_local(Heap* h, unsigned c, void* p) {
 
 }  // namespace
 
-void* alloc_small_slow(unsigned c) {
+// Not inlined into the entries, so their fast paths keep nothing in callee-saved
+// registers and tail-call it.
+[[gnu::noinline]] void* alloc_small_slow(unsigned c) {
     return alloc_from(heap_of_this_thread(), c);
 }
 
@@ -398,7 +401,7 @@ void free_slow(PageHeader* page, void* p) {
     if (page->owner_word & sampled_page) record_free_slow(p);
     Heap* owner = page->owner();
     Heap* mine = this_thread_heap;
-    if (owner == mine || (mine && owner == mine->sampled)) {
+    if (owner == mine || owner == mine->sampled) {  // owner is never null here: check_object_start
         check_not_list_head(owner->classes[page->size_class].free, p, page);
         return push_local(owner, page->size_class, p);
     }

@@ -39,8 +39,7 @@
 // found aborts with a message naming the pointer, its page and its class, e.g.
 //   benchfp pool: double free of 0x7f.. (page 0x7f.., class 48 B)
 // Normal build: checked where it costs the fast paths nothing, on the slow paths:
-//   - a free whose page was never handed out (its owner is null), seen by any
-//     thread that has allocated (one that never did faults on the null owner);
+//   - a free whose page was never handed out (its owner is null);
 //   - an interior pointer or a double free that reaches free_slow: a free by
 //     another thread, or of a sampled object (not the start of an object of the
 //     page's class; the block already at the head of the list it goes to);
@@ -156,16 +155,24 @@ inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8
 // record_slow only when the count goes negative. Both words start so that a
 // thread's first allocation calls record_slow, which registers the thread:
 // start() and stop() then set its unit from their own thread (profiler.cpp).
-constinit extern thread_local int64_t sample_unit;
-constinit extern thread_local int64_t sample_countdown;
+[[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_unit;  // local-exec: see this_thread_heap
+[[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_countdown;
 inline constexpr int64_t hook_stopped = -1, count_bytes = 0, count_allocations = 1;
 
 // The arena all pages come from: an address range tells pool objects apart.
 extern uintptr_t arena_base;
 extern uintptr_t arena_size;
-// constinit: no dynamic initialization, so other translation units read these
-// directly instead of through a TLS init wrapper.
-constinit extern thread_local Heap* this_thread_heap;
+// This thread's heap, or no_heap until its first allocation needs one (and
+// again once it exits): a heap whose lists are always empty and that owns no
+// page, so the fast paths need no null test (an empty list sends the
+// allocation to alloc_small_slow, an owner that is not this heap sends the free
+// to free_slow). constinit: no dynamic initialization, so other translation
+// units read it directly instead of through a TLS init wrapper.
+// Local-exec TLS in every translation unit (one %fs-relative access, where a
+// unit that does not define it would first load its offset from the GOT):
+// this library is linked statically into executables only.
+extern Heap no_heap;
+[[gnu::tls_model("local-exec")]] constinit extern thread_local Heap* this_thread_heap;
 
 void* alloc_small_slow(unsigned size_class);
 // Frees what the fast path cannot: remote frees and frees of objects on sampled
@@ -259,7 +266,7 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
     if (__builtin_expect(size > max_small_size, 0)) return big_alloc_untracked(size);
     const unsigned c = size_class_of(size);
     Heap* h = this_thread_heap;
-    FreeObject* head = h ? h->classes[c].free : nullptr;
+    FreeObject* head = h->classes[c].free;
     if (__builtin_expect(head == nullptr, 0)) return alloc_small_slow(c);
     h->classes[c].free = head->next;
     if constexpr (pool_checked) note_handed_out(head);  // the slow path notes its own
