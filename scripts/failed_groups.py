@@ -8,7 +8,8 @@ per thing to re-run:
     alloc W1|W2|...       the allocator workloads (a Google Benchmark filter)
 
 Failed cases, missing rows and instruction counts are not measurements to
-repeat, so they print nothing. Exit 2 on an unreadable report."""
+repeat, so they print nothing. Exit 2 on an unreadable report, or one whose
+failed row names no group."""
 import json
 import sys
 
@@ -27,7 +28,11 @@ def main(path):
     for row in rows:
         if row.get("verdict") not in MEASURED_FAILURES or row.get("kind") not in ("time", "ratio"):
             continue
-        parts = row["group"].split("/")
+        group = row.get("group")
+        if not isinstance(group, str):
+            print(f"failed_groups.py: {path}: a failed row names no group: {row.get('id', row)}", file=sys.stderr)
+            return 2
+        parts = group.split("/")
         if parts[0] == "kernel" and len(parts) >= 4:
             kernels.add((parts[1], parts[3]))
         elif parts[0] == "alloc" and len(parts) >= 2:

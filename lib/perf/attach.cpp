@@ -80,14 +80,16 @@ void ProcessSampler::start() {
             // Nothing may leave this thread (that would terminate the process):
             // a thread refused or a /proc entry vanishing mid-read loses that
             // thread's samples, which stop() reports; the rest stands.
+            const auto keep_first_error = [this](const char* what) {
+                std::lock_guard lock(mutex_);
+                if (scan_error_.empty()) scan_error_ = what;
+            };
             try {
                 open_new_threads(true);
             } catch (const std::exception& e) {
-                std::lock_guard lock(mutex_);
-                if (scan_error_.empty()) scan_error_ = e.what();
+                keep_first_error(e.what());
             } catch (...) {
-                std::lock_guard lock(mutex_);
-                if (scan_error_.empty()) scan_error_ = "unknown error";
+                keep_first_error("unknown error");
             }
         }
     });

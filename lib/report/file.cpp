@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
-#include <random>
 #include <cstring>
 #include <stdexcept>
 
@@ -25,13 +24,12 @@ std::string directory_of(const std::string& path) {
     return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// A temporary name beside `path` no other writer uses: the pid and a counter
-// for writers in this process, a random word for a pid reused by another.
+// A temporary name beside `path`: the pid and a counter keep this process's
+// writers apart; a file left by an earlier process of the same pid makes
+// create_temporary's O_EXCL open fail, and it tries the next counter.
 std::string temporary_name(const std::string& path) {
     static std::atomic<unsigned> counter{0};
-    std::random_device random;
-    return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++) + "." +
-           std::to_string(random() & 0xffffff);
+    return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
 }
 
 // O_EXCL never opens a file someone planted; the mode 0666 is narrowed by the
