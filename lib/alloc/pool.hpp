@@ -209,11 +209,14 @@ inline PageHeader* page_of(const void* p) {
 // must reach the profiler (record_slow). Under ThreadSanitizer the count is
 // updated atomically, as start() pokes it from another thread; elsewhere a
 // poke lost to the owner's plain read-modify-write can only delay that
-// thread's first sample of a session (profiler.cpp, start). A stop() between
-// the hook's test and here counts the allocation as one: harmless.
+// thread's first sample of a session (profiler.cpp, start). Counting
+// allocations, the step is the unit itself (count_allocations is 1); a stop()
+// between the hook's test and here makes it hook_stopped, -1: the count goes
+// up by one, harmless.
 [[gnu::always_inline]] inline bool counted_out(size_t size) {
     const int64_t unit = __atomic_load_n(&sample_unit, __ATOMIC_RELAXED);
-    const int64_t step = unit == count_bytes ? static_cast<int64_t>(size) : 1;
+    static_assert(count_allocations == 1);
+    const int64_t step = unit == count_bytes ? static_cast<int64_t>(size) : unit;
 #if defined(__SANITIZE_THREAD__)
     const int64_t left = __atomic_sub_fetch(&sample_countdown, step, __ATOMIC_RELAXED);
 #else
