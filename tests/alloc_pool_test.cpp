@@ -54,7 +54,9 @@ TEST(Pool, EverySmallSizeTakesTheSmallestClassThatHoldsIt) {
         const unsigned c = alloc::size_class_of(size);
         ASSERT_LT(c, alloc::class_count) << size;
         EXPECT_GE(alloc::class_sizes[c], size) << size;
-        if (c > 0) EXPECT_LT(alloc::class_sizes[c - 1], size) << size;
+        if (c > 0) {
+            EXPECT_LT(alloc::class_sizes[c - 1], size) << size;
+        }
     }
 }
 
@@ -192,7 +194,9 @@ TEST(PoolBig, ClassOfEveryPayloadIsTheSmallestThatHoldsIt) {
     for (size_t n = 1; n <= alloc::max_big_class_payload; ++n) {
         const unsigned c = alloc::big_class_of(n);
         ASSERT_GE(alloc::big_class_payload(c), n);
-        if (c) ASSERT_LT(alloc::big_class_payload(c - 1), n) << n;
+        if (c) {
+            ASSERT_LT(alloc::big_class_payload(c - 1), n) << n;
+        }
         ASSERT_LT(alloc::big_class_payload(c), n + n / 4 + alloc::big_min_payload) << "waste bound, at " << n;
     }
 }

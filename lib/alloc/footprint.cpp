@@ -45,6 +45,7 @@ void* c_typed(size_t n, const TypeInfo* t) { return counted(inner->alloc_typed(n
 void* c_big(size_t n, const TypeInfo* t) { return counted(inner->big_alloc(n, t), n); }
 void* c_managed(size_t n, size_t a, const TypeInfo* t) { return counted(inner->managed_alloc(n, a, t), n); }
 void* c_realloc(void* p, size_t n, const TypeInfo* t) {  // one freed, one made: the count stays
+    if (!p) return c_managed(n, 64, t);                  // (a null p frees nothing: an allocation)
     void* q = inner->managed_realloc(p, n, t);
     if (q) std::memset(q, 0xa5, n);
     return q;
@@ -210,6 +211,7 @@ Figure figure_of(const workloads::AllocWorkload& w, const Message& m, int copies
     const std::string what = std::string("footprint of ") + w.name + ": " + who + " ";
     if (m.error[0]) throw Error(what + m.error);
     if (!(m.live_objects > 0)) throw Error(what + "counted no live object at the workload's peak");
+    if (!(m.resident_bytes > 0)) throw Error(what + "saw no resident byte added at the workload's peak");
     return {m.resident_bytes, m.live_objects, copies};
 }
 
@@ -255,12 +257,20 @@ Figure measure(const workloads::AllocWorkload& w, const AllocatorTable& allocato
 
 Zygote::Zygote() {
     prime();
-    int requests[2], replies[2];
-    if (::pipe2(requests, O_CLOEXEC) != 0 || ::pipe2(replies, O_CLOEXEC) != 0)
-        throw Error(std::string("footprint: no pipe for the zygote: ") + std::strerror(errno));
+    // A zygote that died makes the next request's write fail with EPIPE, an
+    // error measure() reports, instead of a SIGPIPE that ends the whole run.
+    ::signal(SIGPIPE, SIG_IGN);
+    int requests[2] = {-1, -1}, replies[2] = {-1, -1};
+    const auto fail = [&](const char* what) {
+        const std::string why = std::strerror(errno);
+        for (int fd : {requests[0], requests[1], replies[0], replies[1]})
+            if (fd >= 0) ::close(fd);
+        throw Error(std::string("footprint: ") + what + ": " + why);
+    };
+    if (::pipe2(requests, O_CLOEXEC) != 0 || ::pipe2(replies, O_CLOEXEC) != 0) fail("no pipe for the zygote");
     std::fflush(nullptr);
     pid_ = ::fork();
-    if (pid_ < 0) throw Error(std::string("footprint: cannot fork the zygote: ") + std::strerror(errno));
+    if (pid_ < 0) fail("cannot fork the zygote");
     if (pid_ == 0) {
         // The zygote: each request measured in a child of its own, forked from
         // this unchanging state; ends when the parent closes its end.
@@ -276,24 +286,35 @@ Zygote::Zygote() {
     requests_ = requests[1], replies_ = replies[0];
 }
 
-Zygote::~Zygote() {
+Zygote::~Zygote() { end(); }
+
+void Zygote::end() {
+    if (pid_ <= 0) return;
     ::close(requests_), ::close(replies_);
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+    pid_ = -1;
 }
 
 Figure Zygote::measure(const workloads::AllocWorkload& w, const AllocatorTable& allocator, int copies, int rounds) {
     if (copies < 1 || rounds < 1) throw Error("footprint: copies and rounds must be at least 1");
+    const std::string zygote = std::string("footprint of ") + w.name + ": the zygote";
+    if (pid_ <= 0) throw Error(zygote + " ended at an earlier failure");
     const Request r{&w, &allocator, copies, rounds};
-    if (::write(requests_, &r, sizeof r) != static_cast<ssize_t>(sizeof r))
-        throw Error(std::string("footprint of ") + w.name + ": the zygote (pid " + std::to_string(pid_) +
-                    ") takes no request: " + std::strerror(errno));
+    if (::write(requests_, &r, sizeof r) != static_cast<ssize_t>(sizeof r)) {
+        const std::string why = std::strerror(errno);
+        end();
+        throw Error(zygote + " takes no request: " + why);
+    }
     Message m;
     const long got = read_message(replies_, m, 150);  // the child's own limit is 120 s
-    if (got != long(sizeof m))
-        throw Error(std::string("footprint of ") + w.name + ": the zygote (pid " + std::to_string(pid_) + ") " +
-                    (got < 0 ? "did not answer in 150 s" : "ended without an answer"));
+    if (got != long(sizeof m)) {
+        // Ended for good: a late answer would otherwise be read as the next request's.
+        ::kill(pid_, SIGKILL);
+        end();
+        throw Error(zygote + (got < 0 ? " did not answer in 150 s" : " ended without an answer"));
+    }
     return figure_of(w, m, copies, "the measuring child");
 }
 

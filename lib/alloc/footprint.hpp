@@ -78,6 +78,7 @@ public:
     }
 
 private:
+    void end();  // closes the pipes and waits for the zygote; it measures nothing more
     int requests_ = -1, replies_ = -1;
     int pid_ = -1;
 };

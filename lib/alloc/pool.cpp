@@ -204,12 +204,22 @@ void release_body(char* slot, size_t stride) {
     released_bytes.fetch_add(to - from, std::memory_order_relaxed);
 }
 
-// h's free big blocks hold more than the threshold: their bodies go back to the
-// OS, largest class first (the most bytes per call), down to half of it, so a
-// loop freeing around the threshold does not call madvise at every free.
+// Whether a free slot of class c has whole OS pages in its body to give back:
+// at least two pages' worth, so wherever the slot starts one whole page is in
+// it. Smaller slots share their pages with their neighbours: their free blocks
+// stay resident and are not counted against the threshold (as the small
+// classes' pages, which are never released).
+bool releasable(unsigned c) { return big_stride(c) - big_header_room >= 2 * os_page; }
+
+// h's free blocks of the releasable classes hold more than the threshold:
+// their bodies go back to the OS, largest class first (the most bytes per
+// call), down to half of it, so a loop freeing around the threshold does not
+// call madvise at every free. A released block keeps at most its first and
+// last partial pages resident. Blocks other threads freed count only once
+// taken back (take_back_remote_big).
 void release_excess(Heap* h) {
     const size_t target = release_threshold.load(std::memory_order_relaxed) / 2;
-    for (unsigned c = big_class_count; c-- > 0 && h->big_cached_bytes > target;) {
+    for (unsigned c = big_class_count; c-- > 0 && releasable(c) && h->big_cached_bytes > target;) {
         BigClassState& state = h->big[c];
         while (state.free && h->big_cached_bytes > target) {
             FreeObject* block = state.free;
@@ -222,8 +232,10 @@ void release_excess(Heap* h) {
     }
 }
 
-void add_cached(Heap* h, size_t bytes) {
-    h->big_cached_bytes += bytes;
+// `blocks` free blocks of class c went on h's free list.
+void add_cached(Heap* h, unsigned c, size_t blocks) {
+    if (!releasable(c)) return;
+    h->big_cached_bytes += blocks * big_stride(c);
     if (h->big_cached_bytes > release_threshold.load(std::memory_order_relaxed)) release_excess(h);
 }
 
@@ -236,7 +248,7 @@ void take_back_remote_big(Heap* h, unsigned c) {
     for (; last->next; last = last->next) ++blocks;
     last->next = h->big[c].free;
     h->big[c].free = list;
-    add_cached(h, blocks * big_stride(c));
+    add_cached(h, c, blocks);
 }
 
 FreeObject* pop(FreeObject*& list) {
@@ -251,7 +263,7 @@ char* take_big_slot(Heap* h, unsigned c) {
     BigClassState& state = h->big[c];
     if (!state.free && h->big_remote[c].load(std::memory_order_relaxed)) take_back_remote_big(h, c);
     if (FreeObject* block = pop(state.free)) {
-        h->big_cached_bytes -= big_stride(c);
+        if (releasable(c)) h->big_cached_bytes -= big_stride(c);
         return reinterpret_cast<char*>(block);
     }
     if (FreeObject* block = pop(state.released)) return reinterpret_cast<char*>(block);
@@ -302,7 +314,7 @@ void free_big_slot(const BigHeader& header) {
     if (owner == this_thread_heap) {
         block->next = owner->big[c].free;
         owner->big[c].free = block;
-        return add_cached(owner, big_stride(c));
+        return add_cached(owner, c, 1);
     }
     std::atomic<FreeObject*>& list = owner->big_remote[c];
     FreeObject* head = list.load(std::memory_order_relaxed);

@@ -12,11 +12,12 @@
 //   big_alloc(size, type)    above the largest class
 //   managed_alloc(...)       growable arrays: aligned, with managed_realloc
 // Every allocation is recorded exactly once, whichever path it takes. Each
-// entry has the hook inside it, after the allocation, in the same function:
-// a hook in an inline wrapper around an untracked call (Julia's shape) kept
-// the size and type alive across the call and turned the caller's tail call
-// into a frame of its own, 10 instructions where the hook is 2; typed
-// workloads paid 5-20% for it while stopped.
+// entry has the hook inside it, in the same function: the small entries test
+// it before allocating (pool_alloc_inner), the big and managed ones after. A
+// hook in an inline wrapper around an untracked call (Julia's shape) kept the
+// size and type alive across the call and turned the caller's tail call into
+// a frame of its own, 10 instructions where the hook is 2; typed workloads
+// paid 5-20% for it while stopped.
 //
 // Big and managed blocks (pool.cpp) carry a 64 B header before the pointer
 // (size, alignment, class, owner heap, the profiler's sampled flag) and have a
@@ -28,12 +29,14 @@
 //     list pop and push; a free by another thread goes on the owner's remote
 //     list (an atomic stack, as for small objects), taken back when empty;
 //   - above that, a mapping of its own, unmapped when freed;
-//   - memory back to the OS: when a heap's free big blocks hold more than
-//     big_release_threshold() bytes (default 4 MiB, BENCHFP_POOL_RELEASE_BYTES,
-//     set_big_release_threshold), the bodies of free blocks, largest class
-//     first, are given back with madvise(MADV_DONTNEED) down to half of it;
-//     the blocks stay on a list of their own, reused (faulting in zero pages)
-//     after the resident ones.
+//   - memory back to the OS: when a heap's free big blocks of 8 KiB and more
+//     hold more than big_release_threshold() bytes (default 4 MiB,
+//     BENCHFP_POOL_RELEASE_BYTES, set_big_release_threshold), the bodies of
+//     free blocks, largest class first, are given back with
+//     madvise(MADV_DONTNEED) down to half of it; the blocks stay on a list of
+//     their own, reused (faulting in zero pages) after the resident ones.
+//     Smaller big blocks share OS pages with their neighbours and, like the
+//     small classes' pages, stay resident.
 //
 // Misuse (mimalloc's debug and secure modes, glibc's malloc checks): a misuse
 // found aborts with a message naming the pointer, its page and its class, e.g.
@@ -106,7 +109,7 @@ struct alignas(64) Heap {
     std::atomic<FreeObject*> remote[class_count];  // frees from other threads (multi-producer stack)
     BigClassState big[big_class_count];
     std::atomic<FreeObject*> big_remote[big_class_count];
-    size_t big_cached_bytes = 0;                   // slot bytes on the big classes' free lists
+    size_t big_cached_bytes = 0;                   // slot bytes on the releasable big classes' free lists
     Heap* next_orphan = nullptr;                   // on the hand-over list once its thread exited
     Heap* sampled = nullptr;     // where this heap's sampled allocations live (created on the first)
     bool sampled_pages = false;  // this is such a heap: its pages carry the sampled_page flag
@@ -208,8 +211,8 @@ inline PageHeader* page_of(const void* p) {
 // down and says whether the count went negative, i.e. whether the allocation
 // must reach the profiler (record_slow). Under ThreadSanitizer the count is
 // updated atomically, as start() pokes it from another thread; elsewhere a
-// poke lost to the owner's plain read-modify-write can only delay that
-// thread's first sample of a session (profiler.cpp, start). Counting
+// poke can be lost to the owner's plain read-modify-write (profiler.cpp's
+// start() says when, and what it costs). Counting
 // allocations, the step is the unit itself (count_allocations is 1); a stop()
 // between the hook's test and here makes it hook_stopped, -1: the count goes
 // up by one, harmless.
@@ -217,10 +220,13 @@ inline PageHeader* page_of(const void* p) {
     const int64_t unit = __atomic_load_n(&sample_unit, __ATOMIC_RELAXED);
     static_assert(count_allocations == 1);
     const int64_t step = unit == count_bytes ? static_cast<int64_t>(size) : unit;
+    // In unsigned arithmetic: an absurd size (2^63 and up, refused later by the
+    // allocation itself) wraps instead of overflowing a signed count.
 #if defined(__SANITIZE_THREAD__)
-    const int64_t left = __atomic_sub_fetch(&sample_countdown, step, __ATOMIC_RELAXED);
+    const auto left = static_cast<int64_t>(
+        __atomic_sub_fetch(reinterpret_cast<uint64_t*>(&sample_countdown), static_cast<uint64_t>(step), __ATOMIC_RELAXED));
 #else
-    const int64_t left = sample_countdown -= step;
+    const auto left = static_cast<int64_t>(reinterpret_cast<uint64_t&>(sample_countdown) -= static_cast<uint64_t>(step));
 #endif
     return __builtin_expect(left < 0, 0);
 }
@@ -231,7 +237,10 @@ inline PageHeader* page_of(const void* p) {
 // a plain read compared with -1; an atomic load, compared with -1 or with 0,
 // took a separate load. start() and stop() write the word from their own
 // thread, so under ThreadSanitizer it is read atomically; elsewhere a plain
-// aligned 8-byte read is what x86-64 makes of a relaxed load anyway.
+// aligned 8-byte read is what x86-64 makes of a relaxed load anyway. Plain, a
+// compiler may keep it in a register across a loop with no call in it, where
+// a poke would go unseen: the entries are out of line (pool.cpp), so every
+// allocation through them reads it afresh.
 [[gnu::always_inline]] inline bool hook_is_stopped() {
 #if defined(__SANITIZE_THREAD__)
     return __builtin_expect(__atomic_load_n(&sample_unit, __ATOMIC_RELAXED) == hook_stopped, 1);

@@ -217,10 +217,18 @@ Shard& shard_of(uintptr_t address) { return shards[(address >> 6) % shard_count]
 // This thread's hook: count `unit`s (count_bytes or count_allocations) and call record_slow
 // once more than `left` have passed. Written atomically: start() and stop()
 // write these words from other threads.
+// The unit is stored sequentially consistent: record_slow reads
+// profiler_enabled after it (see there).
 void arm(int64_t unit, int64_t left) {
     __atomic_store_n(&detail::sample_countdown, left, __ATOMIC_RELAXED);
-    __atomic_store_n(&detail::sample_unit, unit, __ATOMIC_RELAXED);
+    __atomic_store_n(&detail::sample_unit, unit, __ATOMIC_SEQ_CST);
 }
+
+// What start() writes in every known thread's count: far below anything a
+// count reaches by itself (gaps are at most 2^62, steps at most 2^63 - 1 once),
+// so the thread's next call knows it was poked for a new session even if it
+// had armed for that session just before the poke.
+constexpr int64_t poked = INT64_MIN / 2;
 
 // Allocations to let pass before the next sampled one when each is sampled with
 // probability p: geometric, P(k) = (1 - p)^k p, drawn by inversion once per
@@ -238,7 +246,8 @@ int64_t geometric_gap(ThreadState& t, double p) {
 // allocation is the first of one.
 double sample_weight(ThreadState& t, size_t size) {
     const uint64_t current = session.load(std::memory_order_acquire);
-    const bool first_of_session = t.armed_session != current;
+    const bool first_of_session =
+        t.armed_session != current || __atomic_load_n(&detail::sample_countdown, __ATOMIC_RELAXED) < poked / 2;
     t.armed_session = current;
     switch (current_options.sampling) {
     case Sampling::all:
@@ -311,6 +320,11 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     if (!profiler_on() && stays_stopped()) return p;
     if (t.recording) return p;
     const double weight = sample_weight(t, requested);
+    // A stop() since profiler_on() above may have poked this thread before
+    // sample_weight armed it again: with arm's store, this load pairs with
+    // stop()'s store (Dekker), so either the poke lands after the arm or the
+    // profiler is seen stopped here. This allocation is still recorded.
+    if (!__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST)) stays_stopped();
     if (weight == 0.0) return p;
     const size_t allocated = usable_size(p);  // of its class: a sampled block is at least as large
     p = sampled_block(p);
@@ -347,19 +361,27 @@ void start(const Options& options) {
     session.fetch_add(1, std::memory_order_release);
     __atomic_store_n(&profiler_enabled, true, __ATOMIC_SEQ_CST);
     // Every known thread's next allocation arms its count for this session;
-    // threads not known yet do so on their first allocation (pool.cpp).
+    // threads not known yet do so on their first allocation (pool.cpp). The
+    // unit first (after profiler_enabled: see stays_stopped), the count last:
+    // a thread that arms meanwhile either keeps its own arm for this session
+    // or finds `poked` and arms afresh. A thread inside its hook's plain
+    // read-modify-write while this runs (only when start() is called while it
+    // counts: the profiler running, or just stopped) can overwrite `poked`
+    // with its old count; it then samples this session from when that runs
+    // out, in the new unit. Under ThreadSanitizer the count is atomic.
     std::lock_guard lock(buffers_mutex);
     for (ThreadState* t : live_threads) {
-        __atomic_store_n(t->countdown, -1, __ATOMIC_RELAXED);
-        __atomic_store_n(t->unit, detail::count_allocations, __ATOMIC_SEQ_CST);  // after the countdown: see stays_stopped()
+        __atomic_store_n(t->unit, detail::count_allocations, __ATOMIC_SEQ_CST);
+        __atomic_store_n(t->countdown, poked, __ATOMIC_RELAXED);
     }
-    arm(detail::count_allocations, -1);
+    arm(detail::count_allocations, poked);
 }
 
 void stop() {
     __atomic_store_n(&profiler_enabled, false, __ATOMIC_SEQ_CST);
-    // Every known thread's hook stops counting now; one that is inside its
-    // hook counts once more, finds the profiler stopped and stops itself.
+    // Every known thread's hook stops counting now; one inside record_slow
+    // that arms again after this finds the profiler stopped there and stops
+    // itself; one inside its hook counts once more.
     std::lock_guard lock(buffers_mutex);
     for (ThreadState* t : live_threads) __atomic_store_n(t->unit, detail::hook_stopped, __ATOMIC_RELAXED);
 }

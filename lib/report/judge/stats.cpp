@@ -106,10 +106,10 @@ void compute_ratios(RunResults& r, const Tolerances& t) {
             if (num == r.benchmarks.end() || den == r.benchmarks.end()) continue;
             if (rule.metric == RatioMetric::resident_bytes_per_live_object) {
                 // Both measured, or no ratio (a limit that needs one reports it missing); a zero
-                // denominator gives a ratio that is judged invalid, never one that passes.
+                // on either side gives a ratio that is judged invalid, never one that passes.
                 const double a = num->second.resident_bytes_per_live_object;
                 const double b = den->second.resident_bytes_per_live_object;
-                if (a >= 0 && b >= 0) r.ratios[group + ": " + rule.name] = b > 0 ? a / b : NAN;
+                if (a >= 0 && b >= 0) r.ratios[group + ": " + rule.name] = a > 0 && b > 0 ? a / b : NAN;
                 continue;
             }
             add_interval(r, group, rule);
