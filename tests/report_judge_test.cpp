@@ -66,6 +66,24 @@ TEST(Judge, GroupToleranceOverridesTheDefault) {
     EXPECT_EQ(row(j, "calm/a", "time").verdict, RowVerdict::regression);
 }
 
+// A key with '*' names the groups it matches, a '*' within one path segment;
+// the longest matching key wins.
+TEST(Judge, GroupToleranceKeysMatchOneSegmentPerStar) {
+    Tolerances t;
+    t.time_by_group["kernel/"] = 0.4;
+    t.time_by_group["kernel/reduce/*/*/4096x4096"] = 0.8;
+    const Judgement j = judge(run({{"kernel/reduce/max/avx512/4096x4096/frame", 170},
+                                   {"kernel/reduce/max/avx512/256x256/frame", 170},
+                                   {"kernel/reduce/max/avx512/x/4096x4096/frame", 170}}),
+                              run({{"kernel/reduce/max/avx512/4096x4096/frame", 100},
+                                   {"kernel/reduce/max/avx512/256x256/frame", 100},
+                                   {"kernel/reduce/max/avx512/x/4096x4096/frame", 100}}),
+                              t);
+    EXPECT_EQ(row(j, "kernel/reduce/max/avx512/4096x4096/frame", "time").verdict, RowVerdict::invariant);
+    EXPECT_EQ(row(j, "kernel/reduce/max/avx512/256x256/frame", "time").verdict, RowVerdict::regression);
+    EXPECT_EQ(row(j, "kernel/reduce/max/avx512/x/4096x4096/frame", "time").verdict, RowVerdict::regression);
+}
+
 TEST(Judge, NanIsInvalidAndFails) {
     const Judgement j = judge(run({{"g/a", NAN}}), run({{"g/a", 100}}), Tolerances{});
     EXPECT_EQ(row(j, "g/a", "time").verdict, RowVerdict::invalid);

@@ -2,6 +2,8 @@
 
 #include "report/judge/stats.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -42,10 +44,15 @@ RowVerdict by_tolerance(double ratio, double tolerance) {
     return RowVerdict::invariant;
 }
 
-// A key names a group exactly, or, ending in '/', every group under it ("kernel/"):
-// one tolerance for every kernel perf case, whose groups are named by their problems.
+// A key names a group exactly; or, ending in '/', every group under it
+// ("kernel/": one tolerance for every kernel perf case, whose groups are named
+// by their problems); or, with a '*', every group it matches, each '*' within
+// one path segment ("kernel/reduce/*/*/4096x4096": that problem of every alg
+// and ISA).
 bool names_group(const std::string& key, const std::string& group) {
-    return key == group || (key.ends_with('/') && group.starts_with(key));
+    if (key == group) return true;
+    if (key.find('*') != std::string::npos) return ::fnmatch(key.c_str(), group.c_str(), FNM_PATHNAME) == 0;
+    return key.ends_with('/') && group.starts_with(key);
 }
 
 // The override of the group: exact first, else the longest prefix key.
