@@ -142,6 +142,27 @@ char* new_page(Heap* h, unsigned size_class) {
     return reinterpret_cast<char*>(page);
 }
 
+// A free list (a heap's, one thread's only): push and pop at its head.
+void push(FreeObject*& list, FreeObject* object) {
+    object->next = list;
+    list = object;
+}
+FreeObject* pop(FreeObject*& list) {
+    FreeObject* head = list;
+    if (head) list = head->next;
+    return head;
+}
+// A remote list (frees by other threads: a multi-producer stack): pushes
+// object, showing check every head it is pushed over (the misuse checks).
+template <typename Check>
+void push_remote(std::atomic<FreeObject*>& list, FreeObject* object, Check check) {
+    FreeObject* head = list.load(std::memory_order_relaxed);
+    do {
+        check(head);
+        object->next = head;
+    } while (!list.compare_exchange_weak(head, object, std::memory_order_release, std::memory_order_relaxed));
+}
+
 // A big or managed block's header, right before the pointer it hands out.
 struct BigHeader {
     static constexpr uint64_t big_magic = 0xb16b10c5b16b10c5ull;
@@ -222,11 +243,9 @@ void release_excess(Heap* h) {
     for (unsigned c = big_class_count; c-- > 0 && releasable(c) && h->big_cached_bytes > target;) {
         BigClassState& state = h->big[c];
         while (state.free && h->big_cached_bytes > target) {
-            FreeObject* block = state.free;
-            state.free = block->next;
+            FreeObject* block = pop(state.free);
             release_body(reinterpret_cast<char*>(block), big_stride(c));
-            block->next = state.released;
-            state.released = block;
+            push(state.released, block);
             h->big_cached_bytes -= big_stride(c);
         }
     }
@@ -249,12 +268,6 @@ void take_back_remote_big(Heap* h, unsigned c) {
     last->next = h->big[c].free;
     h->big[c].free = list;
     add_cached(h, c, blocks);
-}
-
-FreeObject* pop(FreeObject*& list) {
-    FreeObject* head = list;
-    if (head) list = head->next;
-    return head;
 }
 
 // A slot of class c for heap h: a resident free one (local, else freed by
@@ -312,15 +325,10 @@ void free_big_slot(const BigHeader& header) {
     const unsigned c = header.size_class;
     auto* block = reinterpret_cast<FreeObject*>(header.base);
     if (owner == this_thread_heap) {
-        block->next = owner->big[c].free;
-        owner->big[c].free = block;
+        push(owner->big[c].free, block);
         return add_cached(owner, c, 1);
     }
-    std::atomic<FreeObject*>& list = owner->big_remote[c];
-    FreeObject* head = list.load(std::memory_order_relaxed);
-    do {
-        block->next = head;
-    } while (!list.compare_exchange_weak(head, block, std::memory_order_release, std::memory_order_relaxed));
+    push_remote(owner->big_remote[c], block, [](FreeObject*) {});
 }
 
 // The header of big or managed block p, for `what` ("invalid free", ...) of p.
@@ -345,11 +353,7 @@ namespace {
 // threads freed, else the bump area, else a new page.
 void* take_from(Heap* h, unsigned c) {
     ClassState& state = h->classes[c];
-    if (state.free) {  // the fast path found no heap yet
-        FreeObject* head = state.free;
-        state.free = head->next;
-        return head;
-    }
+    if (FreeObject* head = pop(state.free)) return head;  // the fast path found no heap yet
     // Take back everything other threads freed, in one exchange.
     if (FreeObject* remote = h->remote[c].exchange(nullptr, std::memory_order_acquire)) {
         state.free = remote->next;
@@ -372,11 +376,7 @@ void* alloc_from(Heap* h, unsigned c) {
     return p;
 }
 
-void push_local(Heap* h, unsigned c, void* p) {
-    auto* object = static_cast<FreeObject*>(p);
-    object->next = h->classes[c].free;
-    h->classes[c].free = object;
-}
+void push_local(Heap* h, unsigned c, void* p) { push(h->classes[c].free, static_cast<FreeObject*>(p)); }
 
 }  // namespace
 
@@ -417,13 +417,8 @@ void free_slow(PageHeader* page, void* p) {
         check_not_list_head(owner->classes[page->size_class].free, p, page);
         return push_local(owner, page->size_class, p);
     }
-    auto* object = static_cast<FreeObject*>(p);
-    std::atomic<FreeObject*>& list = owner->remote[page->size_class];
-    FreeObject* head = list.load(std::memory_order_relaxed);
-    do {
-        check_not_list_head(head, p, page);
-        object->next = head;
-    } while (!list.compare_exchange_weak(head, object, std::memory_order_release, std::memory_order_relaxed));
+    push_remote(owner->remote[page->size_class], static_cast<FreeObject*>(p),
+                [&](FreeObject* head) { check_not_list_head(head, p, page); });
 }
 
 void* big_alloc_untracked(size_t size) { return big_block(size, 64); }
