@@ -214,11 +214,10 @@ constexpr size_t shard_count = 64;
 Shard shards[shard_count];
 Shard& shard_of(uintptr_t address) { return shards[(address >> 6) % shard_count]; }
 
-// This thread's hook: count `unit`s (count_bytes or count_allocations) and call record_slow
-// once more than `left` have passed. Written atomically: start() and stop()
-// write these words from other threads.
-// The unit is stored sequentially consistent: record_slow reads
-// profiler_enabled after it (see there).
+// This thread's hook: count `unit`s (count_bytes or count_allocations) and
+// call record_slow once more than `left` have passed. Written atomically, as
+// start() and stop() write these words from other threads; the unit
+// sequentially consistent, as record_slow reads profiler_enabled after it.
 void arm(int64_t unit, int64_t left) {
     __atomic_store_n(&detail::sample_countdown, left, __ATOMIC_RELAXED);
     __atomic_store_n(&detail::sample_unit, unit, __ATOMIC_SEQ_CST);
