@@ -2,12 +2,15 @@
 // on every ISA the host has and every frame policy: tails of every length, edge
 // tiles, padding, and the shapes that spill GPRs.
 #include "families/family.hpp"
+#include "families/reduce/reduce_reference.hpp"
 #include "families/workload.hpp"
 #include "kernel/kernel_cases.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
+#include <vector>
 
 using namespace benchfp;
 using namespace benchfp::harness;
@@ -72,6 +75,37 @@ TEST(KernelSweep, VariantsShareTheDataAndDifferOnlyInPolicy) {
     EXPECT_EQ(workload->add_variant(c.spec), 1u);
     EXPECT_EQ(workload->kernel(1).policy(), jit::FramePolicy::frame);
     EXPECT_EQ(workload->call(0).jit_caller, "benchfp_call_jit");  // gemm runs through its driver
+}
+
+// softmax computes e^(x - m) times 2^64 so that outputs below float's normal
+// range keep their precision: rows whose spread reaches exp's clamp, on every ISA
+// and policy, against the double reference and its bound (2 subnormal steps).
+TEST(SoftmaxKernel, OutputsBelowTheNormalRangeMatchTheReference) {
+    const std::vector<float> spread = {0.0f,   -1.0f,   -20.0f, -80.0f,  -87.0f,  -87.5f, -88.0f, -90.0f,
+                                       -95.0f, -100.0f, -103.0f, -103.9f, -104.5f, -120.0f, -1e30f, 3.0f};
+    for (size_t cols : {spread.size(), spread.size() + 3, size_t{67}}) {
+        std::vector<float> src(2 * cols);
+        for (size_t i = 0; i < src.size(); ++i) src[i] = spread[i % spread.size()] + 0.37f * static_cast<float>(i / 16);
+        std::vector<float> want(src.size());
+        reduce_reference(jit::ReduceAlg::softmax, src.data(), want.data(), 2, cols);
+        for (jit::Isa isa : jit::all_isas) {
+            if (!jit::isa_usable(isa, std::nullopt)) continue;
+            for (jit::FramePolicy policy : jit::all_frame_policies) {
+                const auto kernel = jit::make_reduce_kernel(jit::ReduceAlg::softmax, isa, policy);
+                std::vector<float> got(src.size(), -7.0f);
+                jit::ReduceArgs args{src.data(), got.data(), 2, cols};
+                kernel->entry()(&args);
+                for (size_t row = 0; row < 2; ++row) {
+                    const ReduceRowStats stats = reduce_row_stats(&src[row * cols], cols);
+                    for (size_t i = row * cols; i < (row + 1) * cols; ++i)
+                        ASSERT_LE(std::fabs(got[i] - want[i]),
+                                  reduce_bound(jit::ReduceAlg::softmax, isa, stats, src[i], want[i]))
+                            << jit::to_string(isa) << " cols=" << cols << " x=" << src[i] << " got " << got[i]
+                            << " want " << want[i];
+                }
+            }
+        }
+    }
 }
 
 }  // namespace

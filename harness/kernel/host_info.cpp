@@ -1,5 +1,6 @@
 #include "kernel/host_info.hpp"
 
+#include "peers/onednn.hpp"
 #include "report/machine.hpp"
 #include "version.hpp"
 
@@ -19,6 +20,7 @@ nlohmann::json host_info(std::optional<jit::Isa> isa_cap) {
     nlohmann::json host = report::to_json(report::this_machine(isa ? jit::to_string(*isa) : "none"));
     host.update({{"isa_cap", isa_cap ? nlohmann::json(jit::to_string(*isa_cap)) : nlohmann::json(nullptr)},
                  {"kernel", std::string(uts.sysname) + " " + uts.release},
+                 {"onednn_isa", onednn::effective_isa()},
                  {"build", build_info()}});
     return host;
 }

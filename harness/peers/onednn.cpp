@@ -38,6 +38,23 @@ dnnl_memory_desc_t plain_desc(std::vector<dnnl_dim_t> dims, dnnl_format_tag_t ta
 
 dnnl_engine_t engine() { return runtime().engine; }
 
+std::string effective_isa() {
+    switch (dnnl_get_effective_cpu_isa()) {
+        case dnnl_cpu_isa_sse41: return "sse41";
+        case dnnl_cpu_isa_avx: return "avx";
+        case dnnl_cpu_isa_avx2: return "avx2";
+        case dnnl_cpu_isa_avx2_vnni: return "avx2_vnni";
+        case dnnl_cpu_isa_avx512_mic: return "avx512_mic";
+        case dnnl_cpu_isa_avx512_mic_4ops: return "avx512_mic_4ops";
+        case dnnl_cpu_isa_avx512_core: return "avx512_core";
+        case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+        case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+        case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+        case dnnl_cpu_isa_all: return "all";
+    }
+    return "unknown";
+}
+
 void set_threads(int threads) { omp_set_num_threads(threads); }
 
 PrimitivePeer::PrimitivePeer(dnnl_primitive_desc_t pd, int threads) : threads_(threads) {

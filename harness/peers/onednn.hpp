@@ -7,6 +7,7 @@
 #include <dnnl.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace benchfp::harness::onednn {
@@ -19,6 +20,11 @@ dnnl_memory_desc_t plain_desc(std::vector<dnnl_dim_t> dims, dnnl_format_tag_t ta
 
 // The CPU engine every peer runs on.
 dnnl_engine_t engine();
+
+// The highest ISA oneDNN's kernels use here ("avx512_core"): the host's best
+// unless ONEDNN_MAX_CPU_ISA caps it, which is how a vs-onednn figure is made
+// at the case's own ISA (oneDNN takes one cap per process).
+std::string effective_isa();
 
 // Sets oneDNN's (OpenMP's) thread count for the next call.
 void set_threads(int threads);

@@ -162,6 +162,16 @@ void VectorGenerator<Vmm>::uni_fnmadd231(const Vmm& acc, const Vmm& a, const Xby
 }
 
 template <typename Vmm>
+void VectorGenerator<Vmm>::uni_fmadd213(const Vmm& d, const Vmm& a, const Xbyak::Operand& b) {
+    if constexpr (is_sse) {
+        mulps(d, a);
+        addps(d, b);
+    } else {
+        vfmadd213ps(d, a, b);
+    }
+}
+
+template <typename Vmm>
 void VectorGenerator<Vmm>::uni_load(const Vmm& d, const Xbyak::Address& src) {
     if constexpr (is_sse) movups(d, src);
     else vmovups(d, src);

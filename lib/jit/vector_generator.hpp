@@ -64,6 +64,8 @@ protected:
     // acc += a * b; acc -= a * b (SSE: through tmp, two roundings).
     void uni_fmadd231(const Vmm& acc, const Vmm& a, const Xbyak::Operand& b, const Vmm& tmp);
     void uni_fnmadd231(const Vmm& acc, const Vmm& a, const Xbyak::Operand& b, const Vmm& tmp);
+    // d = d * a + b, a Horner step (SSE: mul then add, two roundings).
+    void uni_fmadd213(const Vmm& d, const Vmm& a, const Xbyak::Operand& b);
     void uni_load(const Vmm& d, const Xbyak::Address& src);
     void uni_store(const Xbyak::Address& dst, const Vmm& v);
     void uni_broadcast(const Vmm& d, const Xbyak::Address& scalar);
