@@ -10,6 +10,7 @@ errors of h and of e^r = 1 + r*h(r), beside the degree-7 Taylor polynomial's.
 A maintainer's tool, not part of the build or tests: needs python3-mpmath.
 """
 import math
+import re
 import struct
 
 import mpmath as mp
@@ -59,7 +60,7 @@ def main():
                 if trial_error[0] < best_error[0]:
                     best, best_error, improved = trial, trial_error, True
     taylor = [to_float(1 / math.factorial(k + 1)) for k in range(DEGREE + 1, -1, -1)]
-    print("h_coefficients:", ", ".join(float.hex(c).replace("0000000p", "p") + "f" for c in best))
+    print("h_coefficients:", ", ".join(re.sub("0*p", "p", float.hex(c)) + "f" for c in best))
     print("largest relative error: h %.3g, e^r %.3g" % best_error)
     print("degree-7 Taylor e^r (h of degree 6): h %.3g, e^r %.3g" % errors(taylor))
 

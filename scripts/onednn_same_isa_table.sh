@@ -3,8 +3,8 @@
 # same ISA. oneDNN takes one ISA cap per process (ONEDNN_MAX_CPU_ISA), so each
 # ISA is a run of its own with oneDNN capped to it; `--vs=onednn` without the cap
 # compares with oneDNN at the host's best ISA. Prints a Markdown row per kernel x
-# ISA: clobber's minimum time, its bandwidth, and the ratios of minimum times
-# (oneDNN's over ours: > 1 is faster than oneDNN; ours over memcpy's).
+# ISA: clobber's minimum time, its bandwidth, and the ratios of minimum times,
+# the other's over ours (> 1: faster than oneDNN, or than memcpy of the input).
 # Usage: scripts/onednn_same_isa_table.sh [BUILD_DIR]   (default build; run on an idle machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,12 +18,19 @@ for alg in relu exp tanh gelu_tanh; do problems+=("--kernel=eltwise --alg=$alg 1
 for alg in sum max softmax; do problems+=("--kernel=reduce --alg=$alg 4096x4096"); done
 echo "| kernel / alg | ISA | problem | min ms | GB/s | vs oneDNN at this ISA | vs memcpy |"
 echo "|---|---|---|---|---|---|---|"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 usable=$("$build/benchfp" kernel --list --json=- | python3 -c 'import json, sys; print(*json.load(sys.stdin)["host"]["usable"])')
 for isa in $usable; do
   for p in "${problems[@]}"; do
     # shellcheck disable=SC2086  # the problem line is split into its options on purpose
-    ONEDNN_MAX_CPU_ISA=${onednn_cap[$isa]} "$build/benchfp" kernel --mode=perf --perf-template=csv --frame=clobber \
-      --vs=onednn,copy --max-ms-per-prb=1500 --isa="$isa" $p 2> /dev/null |
+    if ! csv=$(ONEDNN_MAX_CPU_ISA=${onednn_cap[$isa]} "$build/benchfp" kernel --mode=perf --perf-template=csv \
+      --frame=clobber --vs=onednn,copy --max-ms-per-prb=1500 --isa="$isa" $p 2> "$log"); then
+      echo "scripts/onednn_same_isa_table.sh: failed: benchfp kernel --isa=$isa $p" >&2
+      cat "$log" >&2
+      exit 1
+    fi
+    printf '%s\n' "$csv" |
       awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
         { printf "| %s %s | %s | %s | %.3f | %.1f | %.2f | %.2f |\n", $col["kernel"], $col["alg"], $col["isa"],
             $col["problem"], $col["min_ms"], $col["gbps_min"], $col["vs_onednn"], $col["vs_copy"] }'

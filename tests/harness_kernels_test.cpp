@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -103,6 +104,32 @@ TEST(SoftmaxKernel, OutputsBelowTheNormalRangeMatchTheReference) {
                             << jit::to_string(isa) << " cols=" << cols << " x=" << src[i] << " got " << got[i]
                             << " want " << want[i];
                 }
+            }
+        }
+    }
+}
+
+// An input softmax has no answer for (a NaN, a row of -inf only) is never turned
+// into a plausible probability: the NaN's output is NaN, and so is every output
+// of the -inf row (inf - inf), as the reference has them.
+TEST(SoftmaxKernel, NanAndMinusInfinityRowsGiveNan) {
+    const float inf = std::numeric_limits<float>::infinity();
+    for (size_t cols : {size_t{3}, size_t{17}, size_t{70}}) {
+        std::vector<float> src(2 * cols, -inf);  // row 1: -inf only
+        for (size_t i = 0; i < cols; ++i) src[i] = -0.5f * static_cast<float>(i);
+        src[cols / 2] = std::numeric_limits<float>::quiet_NaN();
+        for (jit::Isa isa : jit::all_isas) {
+            if (!jit::isa_usable(isa, std::nullopt)) continue;
+            for (jit::FramePolicy policy : jit::all_frame_policies) {
+                const auto kernel = jit::make_reduce_kernel(jit::ReduceAlg::softmax, isa, policy);
+                std::vector<float> got(src.size(), -7.0f);
+                jit::ReduceArgs args{src.data(), got.data(), 2, cols};
+                kernel->entry()(&args);
+                EXPECT_TRUE(std::isnan(got[cols / 2])) << jit::to_string(isa) << " cols=" << cols << " got "
+                                                       << got[cols / 2] << " for the NaN";
+                for (size_t i = cols; i < 2 * cols; ++i)
+                    ASSERT_TRUE(std::isnan(got[i])) << jit::to_string(isa) << " cols=" << cols << " got " << got[i]
+                                                    << " for a row of -inf";
             }
         }
     }

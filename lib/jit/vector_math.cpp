@@ -15,9 +15,14 @@ constexpr float expm1_clamp_lo = -87.0f;
 // h(r) = (e^r - 1) / r on |r| <= ln2/2, degree 5, highest first: a Chebyshev fit
 // (scripts/exp_polynomial.py) whose float coefficients were then moved by a few
 // ulps to the smallest largest error. Largest relative error over 4001 points,
-// evaluated exactly: h 1.81e-8, 1 + r*h(r) 6.6e-9; float's half ulp is 5.96e-8.
-// The degree-7 Taylor polynomial of e^r it replaces: 1.76e-8 and 7.3e-9, for
-// 14 instructions where this takes 7 with FMA (13 without).
+// evaluated in double against mpmath: h 1.81e-8, 1 + r*h(r) 6.6e-9; float's half
+// ulp is 5.96e-8. The degree-7 Taylor polynomial of e^r it replaces: 1.76e-8 and
+// 7.3e-9, for 14 arithmetic instructions where this takes 7 with FMA (12 without).
+// exp_times_2_64's clamp: softmax's x - m is above 0 only as NaN (a NaN input,
+// inf - inf), which min() turns into the clamp. At 44.4, k = 64 and the scale
+// 2^(k + 64) has exponent field 255: +inf, so the row's sum is inf and such an
+// output NaN, as with plain exp (whose clamp at 89 overflows to inf).
+constexpr float exp_times_2_64_clamp_hi = 44.4f;
 constexpr float h_coefficients[] = {0x1.6d42c2p-10f, 0x1.123db8p-7f, 0x1.5554c2p-5f, 0x1.55549p-3f, 0.5f, 1.0f};
 }  // namespace
 
@@ -43,7 +48,8 @@ void VectorMath<Vmm>::exp_core(const std::vector<Vmm>& x, const std::vector<Vmm>
             scale_by_exp2(x, u, t);
             return;
         }
-        // k + 64 is in [-86, 64] for x in [-104, 0]: one normal scale.
+        // k + 64 is in [-86, 64] for x in [-104, 0]: one normal scale (+inf at the
+        // clamp above 0).
         exp2_normal(t, 64);
         for (size_t i = 0; i < n; ++i) this->uni_mul(x[i], u[i], t[i]);
         return;
@@ -95,7 +101,7 @@ void VectorMath<Vmm>::exp(const std::vector<Vmm>& x, const std::vector<Vmm>& t, 
 template <typename Vmm>
 void VectorMath<Vmm>::exp_times_2_64(const std::vector<Vmm>& x, const std::vector<Vmm>& t,
                                      const std::vector<Vmm>& u) {
-    exp_core(x, t, u, 0.0f, Tail::exp_times_2_64);
+    exp_core(x, t, u, exp_times_2_64_clamp_hi, Tail::exp_times_2_64);
 }
 
 template <typename Vmm>

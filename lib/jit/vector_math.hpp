@@ -30,7 +30,7 @@ protected:
     // x[i] <- exp(x[i]); t, u: scratch. Inputs above clamp_hi give exp(clamp_hi).
     void exp(const std::vector<Vmm>& x, const std::vector<Vmm>& t, const std::vector<Vmm>& u,
              float clamp_hi = 89.0f);
-    // x[i] <- exp(x[i]) * 2^64 for x[i] <= 0 (inputs above 0 give 2^64). Where
+    // x[i] <- exp(x[i]) * 2^64 for x[i] <= 0; NaN gives +inf. Where
     // exp would be subnormal (x < -87.3) this is a normal float, so one scale
     // builds it and it keeps full precision: for softmax, whose normalisation
     // cancels the factor (its sum stays below 2^126 up to 2^62 elements).
