@@ -78,6 +78,22 @@ TEST(KernelSweep, VariantsShareTheDataAndDifferOnlyInPolicy) {
     EXPECT_EQ(workload->call(0).jit_caller, "benchfp_call_jit");  // gemm runs through its driver
 }
 
+// Runs softmax on rows x cols of src at every usable ISA and policy and hands
+// each output to check(isa, got).
+template <typename Check>
+void softmax_on_every_isa(const std::vector<float>& src, size_t rows, size_t cols, Check check) {
+    for (jit::Isa isa : jit::all_isas) {
+        if (!jit::isa_usable(isa, std::nullopt)) continue;
+        for (jit::FramePolicy policy : jit::all_frame_policies) {
+            const auto kernel = jit::make_reduce_kernel(jit::ReduceAlg::softmax, isa, policy);
+            std::vector<float> got(src.size(), -7.0f);
+            jit::ReduceArgs args{src.data(), got.data(), rows, cols};
+            kernel->entry()(&args);
+            check(isa, got);
+        }
+    }
+}
+
 // softmax computes e^(x - m) times 2^64 so that outputs below float's normal
 // range keep their precision: rows whose spread reaches exp's clamp, on every ISA
 // and policy, against the double reference and its bound (2 subnormal steps).
@@ -89,23 +105,16 @@ TEST(SoftmaxKernel, OutputsBelowTheNormalRangeMatchTheReference) {
         for (size_t i = 0; i < src.size(); ++i) src[i] = spread[i % spread.size()] + 0.37f * static_cast<float>(i / 16);
         std::vector<float> want(src.size());
         reduce_reference(jit::ReduceAlg::softmax, src.data(), want.data(), 2, cols);
-        for (jit::Isa isa : jit::all_isas) {
-            if (!jit::isa_usable(isa, std::nullopt)) continue;
-            for (jit::FramePolicy policy : jit::all_frame_policies) {
-                const auto kernel = jit::make_reduce_kernel(jit::ReduceAlg::softmax, isa, policy);
-                std::vector<float> got(src.size(), -7.0f);
-                jit::ReduceArgs args{src.data(), got.data(), 2, cols};
-                kernel->entry()(&args);
-                for (size_t row = 0; row < 2; ++row) {
-                    const ReduceRowStats stats = reduce_row_stats(&src[row * cols], cols);
-                    for (size_t i = row * cols; i < (row + 1) * cols; ++i)
-                        ASSERT_LE(std::fabs(got[i] - want[i]),
-                                  reduce_bound(jit::ReduceAlg::softmax, isa, stats, src[i], want[i]))
-                            << jit::to_string(isa) << " cols=" << cols << " x=" << src[i] << " got " << got[i]
-                            << " want " << want[i];
-                }
+        softmax_on_every_isa(src, 2, cols, [&](jit::Isa isa, const std::vector<float>& got) {
+            for (size_t row = 0; row < 2; ++row) {
+                const ReduceRowStats stats = reduce_row_stats(&src[row * cols], cols);
+                for (size_t i = row * cols; i < (row + 1) * cols; ++i)
+                    ASSERT_LE(std::fabs(got[i] - want[i]),
+                              reduce_bound(jit::ReduceAlg::softmax, isa, stats, src[i], want[i]))
+                        << jit::to_string(isa) << " cols=" << cols << " x=" << src[i] << " got " << got[i]
+                        << " want " << want[i];
             }
-        }
+        });
     }
 }
 
@@ -118,20 +127,13 @@ TEST(SoftmaxKernel, NanAndMinusInfinityRowsGiveNan) {
         std::vector<float> src(2 * cols, -inf);  // row 1: -inf only
         for (size_t i = 0; i < cols; ++i) src[i] = -0.5f * static_cast<float>(i);
         src[cols / 2] = std::numeric_limits<float>::quiet_NaN();
-        for (jit::Isa isa : jit::all_isas) {
-            if (!jit::isa_usable(isa, std::nullopt)) continue;
-            for (jit::FramePolicy policy : jit::all_frame_policies) {
-                const auto kernel = jit::make_reduce_kernel(jit::ReduceAlg::softmax, isa, policy);
-                std::vector<float> got(src.size(), -7.0f);
-                jit::ReduceArgs args{src.data(), got.data(), 2, cols};
-                kernel->entry()(&args);
-                EXPECT_TRUE(std::isnan(got[cols / 2])) << jit::to_string(isa) << " cols=" << cols << " got "
-                                                       << got[cols / 2] << " for the NaN";
-                for (size_t i = cols; i < 2 * cols; ++i)
-                    ASSERT_TRUE(std::isnan(got[i])) << jit::to_string(isa) << " cols=" << cols << " got " << got[i]
-                                                    << " for a row of -inf";
-            }
-        }
+        softmax_on_every_isa(src, 2, cols, [&](jit::Isa isa, const std::vector<float>& got) {
+            EXPECT_TRUE(std::isnan(got[cols / 2])) << jit::to_string(isa) << " cols=" << cols << " got "
+                                                   << got[cols / 2] << " for the NaN";
+            for (size_t i = cols; i < 2 * cols; ++i)
+                ASSERT_TRUE(std::isnan(got[i])) << jit::to_string(isa) << " cols=" << cols << " got " << got[i]
+                                                << " for a row of -inf";
+        });
     }
 }
 
