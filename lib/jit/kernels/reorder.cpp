@@ -2,6 +2,9 @@
 
 #include "jit/vector_generator.hpp"
 
+#include <cstdint>
+#include <utility>
+
 namespace benchfp::jit {
 
 using namespace Xbyak::util;
@@ -37,6 +40,7 @@ public:
         rows_ = pool.take("rows");
         cols_ = pool.take("cols");
         batch_ = pool.take("batch left");
+        if constexpr (!Base::is_sse) streaming_ = pool.take("streaming stores (0 or 1)");
     }
 
 private:
@@ -97,6 +101,104 @@ private:
         }
     }
 
+    // avx512: the 16 x 16 tile at (r, c) in one piece. Each of its 16 src lines
+    // is loaded once, whole, and each of its 16 dst lines stored once, whole: the
+    // 4 x 4 blocks read every src line four times, and with a power-of-two row
+    // pitch the 16 lines share one L1 set (8 ways), so those reads came from L2.
+    // After interleave, two rounds of 128-bit lane shuffles gather column m's
+    // four lanes into z[m].
+    //
+    // streaming: non-temporal stores, each a whole line (block16 runs only on
+    // line-aligned rows), for problems past streaming_floats (see there).
+    void block16(bool streaming) {
+        using Xbyak::Zmm;
+        load_rows<Zmm>(16);
+        interleave<Zmm>(16);
+        // vshuff32x4 d, a, b, imm: d's lanes 0, 1 are a's lanes imm[1:0], imm[3:2]
+        // and its lanes 2, 3 b's lanes imm[5:4], imm[7:6].
+        constexpr uint8_t lanes_01 = 0x44, lanes_23 = 0xee, evens = 0x88, odds = 0xdd;
+        for (int j = 0; j < 4; ++j) {
+            const Zmm a0(j), a1(4 + j), a2(8 + j), a3(12 + j);
+            const Zmm b0(16 + 4 * j), b1(17 + 4 * j), b2(18 + 4 * j), b3(19 + 4 * j);
+            this->vshuff32x4(b0, a0, a1, lanes_01);  // a0 L0 L1, a1 L0 L1
+            this->vshuff32x4(b1, a0, a1, lanes_23);
+            this->vshuff32x4(b2, a2, a3, lanes_01);
+            this->vshuff32x4(b3, a2, a3, lanes_23);
+            this->vshuff32x4(a0, b0, b2, evens);  // lane L = 0 of a0..a3: column j
+            this->vshuff32x4(a1, b0, b2, odds);   // column 4 + j
+            this->vshuff32x4(a2, b1, b3, evens);  // column 8 + j
+            this->vshuff32x4(a3, b1, b3, odds);   // column 12 + j
+        }
+        store_rows<Zmm>(0, 16, streaming);
+    }
+
+    // avx2: the 8 x 8 block at (r, c) through ymm registers: after interleave,
+    // vperm2f128 joins the two 128-bit halves of each column. Its dst rows are
+    // half lines; whole_tile writes the other half right after.
+    void block8(bool streaming) {
+        using Xbyak::Ymm;
+        load_rows<Ymm>(8);
+        interleave<Ymm>(8);
+        // y[j] lane L holds column 4L+j of rows 0..3, y[4+j] the same of rows 4..7.
+        for (int j = 0; j < 4; ++j) {
+            this->vperm2f128(Ymm(8 + j), Ymm(j), Ymm(4 + j), 0x20);   // lanes 0 of both: column j
+            this->vperm2f128(Ymm(12 + j), Ymm(j), Ymm(4 + j), 0x31);  // lanes 1: column 4 + j
+        }
+        store_rows<Ymm>(8, 8, streaming);
+    }
+
+    // Registers 0..n-1 <- n rows of the block at (r, c), n consecutive floats each.
+    template <typename R>
+    void load_rows(int n) {
+        point_cursors();
+        for (int i = 0; i < n; ++i) {
+            this->vmovups(R(i), this->ptr[ps_]);
+            if (i < n - 1) this->add(ps_, row_bytes_);
+        }
+    }
+    // 32-bit then 64-bit interleaves of rows 0..n-1 (through n..2n-1) leave a
+    // transposed 4 x 4 block in every 128-bit lane: register 4k+j's lane L holds
+    // column 4L+j of rows 4k..4k+3.
+    template <typename R>
+    void interleave(int n) {
+        for (int i = 0; i < n; i += 2) {
+            this->vunpcklps(R(n + i), R(i), R(i + 1));
+            this->vunpckhps(R(n + i + 1), R(i), R(i + 1));
+        }
+        for (int k = 0; k < n; k += 4) {
+            this->vunpcklpd(R(k), R(n + k), R(n + k + 2));
+            this->vunpckhpd(R(k + 1), R(n + k), R(n + k + 2));
+            this->vunpcklpd(R(k + 2), R(n + k + 1), R(n + k + 3));
+            this->vunpckhpd(R(k + 3), R(n + k + 1), R(n + k + 3));
+        }
+    }
+    // Registers first..first+n-1 to n dst rows from pd.
+    template <typename R>
+    void store_rows(int first, int n, bool streaming) {
+        for (int m = 0; m < n; ++m) {
+            if (streaming) this->vmovntps(this->ptr[pd_], R(first + m));
+            else this->vmovups(this->ptr[pd_], R(first + m));
+            if (m < n - 1) this->add(pd_, col_bytes_);
+        }
+    }
+
+    // The 16 x 16 tile at (r, c), r and c its first row and column: one block16
+    // (avx512) or four block8 (avx2), rows r and r + 8 one after the other so each
+    // dst line is filled by two consecutive stores.
+    void whole_tile(bool streaming) {
+        if constexpr (Base::is_avx512) {
+            block16(streaming);
+        } else {
+            for (int half = 0; half < 2; ++half) {
+                if (half == 1) this->add(c_, 8);
+                block8(streaming);
+                this->add(r_, 8);
+                block8(streaming);
+                this->sub(r_, 8);
+            }
+        }
+    }
+
     // dst[c][r] = src[r][c] for one element (the value passes through ps).
     void element() {
         point_cursors();
@@ -133,15 +235,18 @@ private:
     // The 4 x 4 blocks by tiles of tile_rows x tile_cols: inside a tile, columns
     // outer and rows inner, so consecutive blocks fill the same 4 dst rows and each
     // dst cache line is written whole (tile_rows floats = 64 bytes) before the next;
-    // the tile's src lines (tile_rows rows x tile_cols columns) stay in L1 meanwhile.
+    // the tile's src lines (tile_rows rows x tile_cols columns) stay in L1 meanwhile
+    // unless a power-of-two pitch puts all 16 in one set (see block16).
     //
-    // Cached stores only. Non-temporal 16-byte stores (one line filled across
-    // four blocks) took transpose 4096x4096 from 0.28 to 0.69 of copy's
-    // bandwidth, but made its policies differ by 3-4% in paired runs (clobber
-    // fastest, in either order; frame/clobber [1.0305, 1.0519] at avx2): the
-    // write-combining buffers react to the code around them, which a frame-cost
-    // gate cannot tell from a frame cost. The cached path shows none (2000x2000:
-    // 1.0009 [0.9961, 1.0099]). Streaming returns once its stores write whole lines.
+    // The 4 x 4 blocks store cached only. Non-temporal 16-byte stores (one line
+    // filled across four blocks) took transpose 4096x4096 from 0.28 to 0.69 of
+    // copy's bandwidth, but made its policies differ by 3-4% in paired runs
+    // (clobber fastest, in either order; frame/clobber [1.0305, 1.0519] at avx2):
+    // the write-combining buffers react to the code around them, which a
+    // frame-cost gate cannot tell from a frame cost. The cached path shows none
+    // (2000x2000: 1.0009 [0.9961, 1.0099]). whole_tile's stores fill each line in
+    // one store (avx512) or two consecutive ones (avx2), and stream without that
+    // (avx512 4096x4096: frame/clobber 1.0026 [0.9878, 1.0131]).
     void tiled_blocks() {
         Label r_tiles, r_tiles_done, c_tiles, c_tiles_done;
         this->mov(tile_r_.operand(), 0);
@@ -154,7 +259,7 @@ private:
         clamp_tile_end(tile_c_end_, tile_c_, cols_, tile_cols);
         this->cmp(ps_, tile_c_.operand());
         this->jle(c_tiles_done, near);
-        tile_loops();
+        tile();
         this->add(tile_c_.operand(), tile_cols);
         this->jmp(c_tiles, near);
         this->L(c_tiles_done);
@@ -171,6 +276,47 @@ private:
         this->cmp(ps_, pd_);
         this->cmovg(ps_, pd_);
         this->store(end, ps_);
+    }
+    // One tile: whole (16 x 16, line-aligned rows) by whole_tile on avx2 and
+    // avx512, else by 4 x 4 blocks.
+    void tile() {
+        if constexpr (Base::is_sse) {
+            tile_loops();
+        } else {
+            Label by_blocks, done;
+            static_assert(tile_rows == 16 && tile_cols == 16, "whole_tile takes a whole tile");
+            for (const auto& [first, end] : {std::pair{&tile_r_, &tile_r_end_}, std::pair{&tile_c_, &tile_c_end_}}) {
+                this->mov(ps_, end->operand());
+                this->sub(ps_, first->operand());
+                this->cmp(ps_, 16);
+                this->jne(by_blocks, near);
+            }
+            // Only where every row starts a cache line: a vector access across two
+            // lines costs more than the 4 x 4 blocks save (avx512, cached stores:
+            // transpose 4100x4100 15.7 ms in one piece, 14.2 by blocks; 4096x4096
+            // 9.6 and 20.7).
+            this->mov(ps_, src_);
+            for (const auto& r : {dst_, row_bytes_, col_bytes_}) this->or_(ps_, r);
+            this->test(ps_, 63);
+            this->jnz(by_blocks, near);
+            Label cached;
+            this->mov(r_, tile_r_.operand());
+            this->mov(c_, tile_c_.operand());
+            this->cmp(streaming_.operand(), 0);
+            this->je(cached, near);
+            // Both copies start a 64-byte line, as loop heads do (Generator::loop_head):
+            // the dispatch above reads stack slots under frame and preserve and
+            // registers under clobber, and its length would otherwise move them.
+            this->align(64);
+            whole_tile(true);
+            this->jmp(done, near);
+            this->loop_head(cached);
+            whole_tile(false);
+            this->jmp(done, near);
+            this->L(by_blocks);
+            tile_loops();
+            this->L(done);
+        }
     }
     void tile_loops() {
         Label c_loop, c_done, r_loop, r_done;
@@ -212,6 +358,14 @@ private:
         this->mov(ps_, this->ptr[p + offsetof(ReorderArgs, cols)]);
         this->store(cols_, ps_);
         this->lea(row_bytes_, this->ptr[ps_ * 4]);
+        if constexpr (!Base::is_sse) {
+            this->imul(ps_, this->ptr[p + offsetof(ReorderArgs, rows)]);
+            this->imul(ps_, this->ptr[p + offsetof(ReorderArgs, batch)]);
+            this->cmp(ps_, streaming_floats);
+            this->setae(ps_.cvt8());
+            this->movzx(ps_, ps_.cvt8());
+            this->store(streaming_, ps_);
+        }
         this->setup_done();
 
         Label batch_loop, done;
@@ -229,11 +383,17 @@ private:
         this->dec(batch_.operand());
         this->jmp(batch_loop, near);
         this->L(done);
+        if constexpr (!Base::is_sse) this->sfence();  // order the streaming stores before the return
     }
 
     static constexpr int tile_rows = 16, tile_cols = 16;
+    // Problems of at least this many floats (16 MiB each way) store past the
+    // caches: transpose 4096x4096 (64 MiB) took 6.1 ms with non-temporal stores
+    // and 9.6 ms with cached ones, nchw2nhwc 8x64x56x56 (6.4 MB, which the 32 MiB
+    // L3 holds between calls) 0.235 ms and 0.158 ms (AMD EPYC Zen 4).
+    static constexpr int32_t streaming_floats = 4 << 20;
     Xbyak::Reg64 src_, dst_, r_, c_, ps_, pd_, row_bytes_, col_bytes_;
-    GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_;
+    GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_, streaming_;
 };
 
 }  // namespace
