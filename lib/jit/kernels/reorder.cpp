@@ -109,7 +109,7 @@ private:
     // four lanes into z[m].
     //
     // streaming: non-temporal stores, each a whole line (block16 runs only on
-    // line-aligned rows), for problems past streaming_floats (see there).
+    // line-aligned rows), for calls past streaming_floats (see there).
     void block16(bool streaming) {
         using Xbyak::Zmm;
         load_rows<Zmm>(16);
@@ -183,8 +183,9 @@ private:
     }
 
     // The 16 x 16 tile at (r, c), r and c its first row and column: one block16
-    // (avx512) or four block8 (avx2), rows r and r + 8 one after the other so each
-    // dst line is filled by two consecutive stores.
+    // (avx512) or four block8 (avx2): rows r and r + 8 one after the other, so
+    // each dst line's two halves are stored one block apart (8 stores between),
+    // and each src line is read in two halves, for columns c and c + 8.
     void whole_tile(bool streaming) {
         if constexpr (Base::is_avx512) {
             block16(streaming);
@@ -245,8 +246,10 @@ private:
     // the write-combining buffers react to the code around them, which a
     // frame-cost gate cannot tell from a frame cost. The cached path shows none
     // (2000x2000: 1.0009 [0.9961, 1.0099]). whole_tile's stores fill each line in
-    // one store (avx512) or two consecutive ones (avx2), and stream without that
-    // (avx512 4096x4096: frame/clobber 1.0026 [0.9878, 1.0131]).
+    // one store (avx512) or two one block apart (avx2), and stream without a
+    // split of that size (4096x4096 and 4096x2048, frame and preserve over
+    // clobber: 1.000-1.007 at avx512, 0.990-1.024 at avx2, both ends seen in
+    // different processes of unchanged code).
     void tiled_blocks() {
         Label r_tiles, r_tiles_done, c_tiles, c_tiles_done;
         this->mov(tile_r_.operand(), 0);
@@ -277,24 +280,20 @@ private:
         this->cmovg(ps_, pd_);
         this->store(end, ps_);
     }
-    // One tile: whole (16 x 16, line-aligned rows) by whole_tile on avx2 and
-    // avx512, else by 4 x 4 blocks.
+    // One tile: by whole_tile on avx2 and avx512 where every row starts a cache
+    // line, else by 4 x 4 blocks.
     void tile() {
         if constexpr (Base::is_sse) {
             tile_loops();
         } else {
             Label by_blocks, done;
+            // Line-aligned rows hold for every tile of a call or for none, and make
+            // every tile whole: cols (row_bytes / 4) and rows (col_bytes / 4) are
+            // then multiples of 16, and batches start rows * row_bytes apart.
+            // Unaligned rows keep the blocks: a vector access across two lines
+            // costs more than whole tiles save (avx512, cached stores: transpose
+            // 4100x4100 15.7 ms by whole tiles, 14.2 by blocks; 4096x4096 9.6 and 20.7).
             static_assert(tile_rows == 16 && tile_cols == 16, "whole_tile takes a whole tile");
-            for (const auto& [first, end] : {std::pair{&tile_r_, &tile_r_end_}, std::pair{&tile_c_, &tile_c_end_}}) {
-                this->mov(ps_, end->operand());
-                this->sub(ps_, first->operand());
-                this->cmp(ps_, 16);
-                this->jne(by_blocks, near);
-            }
-            // Only where every row starts a cache line: a vector access across two
-            // lines costs more than the 4 x 4 blocks save (avx512, cached stores:
-            // transpose 4100x4100 15.7 ms in one piece, 14.2 by blocks; 4096x4096
-            // 9.6 and 20.7).
             this->mov(ps_, src_);
             for (const auto& r : {dst_, row_bytes_, col_bytes_}) this->or_(ps_, r);
             this->test(ps_, 63);
@@ -305,8 +304,8 @@ private:
             this->cmp(streaming_.operand(), 0);
             this->je(cached, near);
             // Both copies start a 64-byte line, as loop heads do (Generator::loop_head):
-            // the dispatch above reads stack slots under frame and preserve and
-            // registers under clobber, and its length would otherwise move them.
+            // the dispatch above encodes to other lengths under each policy (other
+            // registers, other stack slots), which would otherwise move them.
             this->align(64);
             whole_tile(true);
             this->jmp(done, near);
@@ -387,8 +386,8 @@ private:
     }
 
     static constexpr int tile_rows = 16, tile_cols = 16;
-    // Problems of at least this many floats (16 MiB each way) store past the
-    // caches: transpose 4096x4096 (64 MiB) took 6.1 ms with non-temporal stores
+    // Calls of at least this many floats (16 MiB each way; with --threads, a
+    // thread's share of the batches is a call) store past the caches: transpose 4096x4096 (64 MiB) took 6.1 ms with non-temporal stores
     // and 9.6 ms with cached ones, nchw2nhwc 8x64x56x56 (6.4 MB, which the 32 MiB
     // L3 holds between calls) 0.235 ms and 0.158 ms (AMD EPYC Zen 4).
     static constexpr int32_t streaming_floats = 4 << 20;

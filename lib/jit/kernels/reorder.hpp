@@ -4,8 +4,9 @@
 // cols = C back). 4 x 4 blocks go through registers (loads of 4 consecutive
 // floats from 4 rows, shuffles, stores of 4 consecutive floats to 4 rows); the
 // edges are copied one element at a time. sse41, avx2 (VEX) and avx512 (EVEX
-// encodings of the same 128-bit steps); avx512 takes each whole 16 x 16 tile
-// through zmm registers in one piece instead (whole-line loads and stores).
+// encodings of the same 128-bit steps). Where every row starts a cache line,
+// avx2 and avx512 take each 16 x 16 tile through registers whole instead (zmm:
+// one block of whole-line loads and stores; ymm: four 8 x 8 blocks).
 #include "jit/generator.hpp"
 
 #include <cstddef>
