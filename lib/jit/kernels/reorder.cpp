@@ -248,7 +248,7 @@ private:
     // (2000x2000: 1.0009 [0.9961, 1.0099]). whole_tile's stores fill each line in
     // one store (avx512) or two one block apart (avx2), and stream without a
     // split of that size (4096x4096 and 4096x2048, frame and preserve over
-    // clobber: 1.000-1.007 at avx512, 0.990-1.024 at avx2, both ends seen in
+    // clobber: 1.000-1.004 at avx512, 0.990-1.024 at avx2, both ends seen in
     // different processes of unchanged code).
     void tiled_blocks() {
         Label r_tiles, r_tiles_done, c_tiles, c_tiles_done;
