@@ -387,9 +387,10 @@ private:
 
     static constexpr int tile_rows = 16, tile_cols = 16;
     // Calls of at least this many floats (16 MiB each way; with --threads, a
-    // thread's share of the batches is a call) store past the caches: transpose 4096x4096 (64 MiB) took 6.1 ms with non-temporal stores
-    // and 9.6 ms with cached ones, nchw2nhwc 8x64x56x56 (6.4 MB, which the 32 MiB
-    // L3 holds between calls) 0.235 ms and 0.158 ms (AMD EPYC Zen 4).
+    // thread's share of the batches is a call) store past the caches: transpose
+    // 4096x4096 (64 MiB) took 6.1 ms with non-temporal stores and 9.6 ms with
+    // cached ones, nchw2nhwc 8x64x56x56 (6.4 MB, which the 32 MiB L3 holds
+    // between calls) 0.235 ms and 0.158 ms (avx512, AMD EPYC Zen 4).
     static constexpr int32_t streaming_floats = 4 << 20;
     Xbyak::Reg64 src_, dst_, r_, c_, ps_, pd_, row_bytes_, col_bytes_;
     GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_, streaming_;
