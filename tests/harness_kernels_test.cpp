@@ -5,11 +5,19 @@
 #include "families/reduce/reduce_reference.hpp"
 #include "families/workload.hpp"
 #include "kernel/kernel_cases.hpp"
+#include "peers/onednn.hpp"
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdint>
+#include <ctime>
 #include <limits>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -135,6 +143,77 @@ TEST(SoftmaxKernel, NanAndMinusInfinityRowsGiveNan) {
                                                 << " for a row of -inf";
         });
     }
+}
+
+
+uint64_t cpu_ns(clockid_t clock) {
+    timespec t{};
+    if (clock_gettime(clock, &t) != 0) return 0;  // the thread has exited
+    return uint64_t(t.tv_sec) * 1000000000u + uint64_t(t.tv_nsec);
+}
+
+// On-CPU nanoseconds of every thread of this process but the caller, by
+// thread id. Through each thread's CPU clock (Linux's clock id for a thread of
+// one's own process: ~tid << 3 | per-thread | sched, what
+// pthread_getcpuclockid returns for a pthread), since OpenMP's workers are no
+// pthread_t of ours; /proc's schedstat reads 0 here, and its utime counts ticks.
+std::map<long, uint64_t> other_threads_cpu_ns() {
+    std::map<long, uint64_t> ns;
+    const long self = syscall(SYS_gettid);
+    DIR* dir = opendir("/proc/self/task");
+    if (!dir) return ns;
+    while (const dirent* entry = readdir(dir)) {
+        const long tid = std::atol(entry->d_name);
+        if (tid > 0 && tid != self) ns[tid] = cpu_ns(static_cast<clockid_t>((~tid << 3) | 6));
+    }
+    closedir(dir);
+    return ns;
+}
+
+uint64_t this_thread_cpu_ns() { return cpu_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+// A case at --threads=1 compares one of our threads with one of oneDNN's: the
+// peer's runs take no CPU time on any other thread (OpenMP's workers). Where
+// the time went, not how long it took. oneDNN's gemm convolution fixed its
+// thread count when its descriptor was created, before set_threads ran.
+TEST(OnednnPeer, RunsOnTheCasesThreadCountOnly) {
+    const std::map<std::string, std::string> problem = {{"conv", "mb1ic64ih56oc64kh3ph1"},
+                                                        {"gemm", "m256n256k256"},
+                                                        {"eltwise", "1048576"},
+                                                        {"reduce", "1024x1024"},
+                                                        {"reorder", "1024x1024"},
+                                                        {"reorder nchw2nhwc", "4x64x64x64"},
+                                                        {"reorder nhwc2nchw", "4x64x64x64"}};
+    int checked = 0;
+    for (const Family& family : families()) {
+        if (!family.onednn_peer) continue;
+        ASSERT_EQ(problem.count(family.name), 1u) << family.name << ": give it a problem oneDNN would run threaded";
+        jit::Isa isa = family.isas.front();
+        for (jit::Isa candidate : family.isas)
+            if (jit::isa_usable(candidate, std::nullopt)) isa = candidate;
+        if (!jit::isa_usable(isa, std::nullopt)) continue;
+        for (const std::string& alg : family.algs) {
+            KernelCase c;
+            c.spec = {family.name, alg, isa, jit::FramePolicy::clobber};
+            c.problem = problem.count(family.name + " " + alg) ? problem.at(family.name + " " + alg)
+                                                               : problem.at(family.name);
+            c.threads = 1;
+            const auto workload = family.make_workload(c);
+            onednn::set_threads(2);  // as a case on 2 threads, or OpenMP's default on 2 cores, leaves it
+            const auto peer = workload->onednn_peer();
+            peer->run();  // creates OpenMP's workers if it is going to
+            const auto before = other_threads_cpu_ns();
+            const uint64_t start = this_thread_cpu_ns();
+            while (this_thread_cpu_ns() - start < 50000000) peer->run();  // 50 ms on this thread
+            const uint64_t own = this_thread_cpu_ns() - start;
+            uint64_t others = 0;
+            for (const auto& [tid, ns] : other_threads_cpu_ns()) others += ns - (before.count(tid) ? before.at(tid) : 0);
+            EXPECT_LT(double(others), 0.05 * double(own)) << family.name << " " << alg << ": other threads ran "
+                                                          << others / 1000000 << " ms beside " << own / 1000000 << " ms";
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 0);
 }
 
 }  // namespace

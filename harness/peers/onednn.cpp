@@ -57,21 +57,51 @@ std::string effective_isa() {
 
 void set_threads(int threads) { omp_set_num_threads(threads); }
 
-PrimitivePeer::PrimitivePeer(dnnl_primitive_desc_t pd, int threads) : threads_(threads) {
+PrimitivePeer::PrimitivePeer(dnnl_primitive_desc_t pd, int threads) : threads_(threads), pd_(pd) {
     const dnnl_status_t status = dnnl_primitive_create(&primitive_, pd);
-    dnnl_primitive_desc_destroy(pd);
+    if (status != dnnl_success) dnnl_primitive_desc_destroy(pd);
     check(status, "primitive creation");
 }
 
 PrimitivePeer::~PrimitivePeer() {
     for (auto& arg : args_) dnnl_memory_destroy(arg.memory);
     dnnl_primitive_destroy(primitive_);
+    dnnl_primitive_desc_destroy(pd_);
 }
 
 void PrimitivePeer::bind(int arg, const dnnl_memory_desc_t& md, const void* data) {
     dnnl_memory_t memory;
     check(dnnl_memory_create(&memory, &md, engine(), const_cast<void*>(data)), "memory creation");
     args_.push_back({arg, memory});
+}
+
+void PrimitivePeer::bind_converted(int arg, dnnl_query_t layout, const dnnl_memory_desc_t& md, const void* data) {
+    const dnnl_memory_desc_t* chosen = dnnl_primitive_desc_query_md(pd_, layout, 0);
+    if (!chosen) throw std::runtime_error("oneDNN: the primitive has no memory for the queried argument");
+    if (dnnl_memory_desc_equal(chosen, &md)) return bind(arg, md, data);
+    dnnl_memory_t from = nullptr, to = nullptr;
+    dnnl_primitive_desc_t reorder_pd = nullptr;
+    dnnl_primitive_t reorder = nullptr;
+    // Released on every path: a failed check throws.
+    struct Release {
+        dnnl_memory_t& from;
+        dnnl_primitive_desc_t& pd;
+        dnnl_primitive_t& reorder;
+        ~Release() {
+            dnnl_primitive_destroy(reorder);
+            dnnl_primitive_desc_destroy(pd);
+            dnnl_memory_destroy(from);
+        }
+    } release{from, reorder_pd, reorder};
+    check(dnnl_memory_create(&from, &md, engine(), const_cast<void*>(data)), "memory creation");
+    check(dnnl_memory_create(&to, chosen, engine(), DNNL_MEMORY_ALLOCATE), "memory creation");
+    args_.push_back({arg, to});  // the destructor frees it
+    check(dnnl_reorder_primitive_desc_create(&reorder_pd, &md, engine(), chosen, engine(), nullptr),
+          "reorder descriptor");
+    check(dnnl_primitive_create(&reorder, reorder_pd), "reorder creation");
+    const dnnl_exec_arg_t reorder_args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    check(dnnl_primitive_execute(reorder, runtime().stream, 2, reorder_args), "reorder");
+    check(dnnl_stream_wait(runtime().stream), "stream wait");
 }
 
 void PrimitivePeer::run() {
@@ -82,6 +112,7 @@ void PrimitivePeer::run() {
 }
 
 std::unique_ptr<PrimitivePeer> make_peer(const_dnnl_op_desc_t desc, int threads) {
+    set_threads(threads);  // before the descriptor: see set_threads in onednn.hpp
     dnnl_primitive_desc_t pd;
     check(dnnl_primitive_desc_create(&pd, desc, nullptr, engine(), nullptr), "primitive descriptor");
     return std::make_unique<PrimitivePeer>(pd, threads);

@@ -120,11 +120,15 @@ CorrOutcome ConvWorkload::check() {
     return compare_outputs(dst_, want, [&](size_t i) { return bound[i]; }, "(IC*KH*KW+2) u sum|x*w|");
 }
 
-// NHWC source and destination, HWIO weights, no bias: the workload's layouts.
+// NHWC source and destination, no bias: the workload's layouts. The weights in
+// the layout oneDNN chooses, converted from HWIO once (benchdnn's --wtag=any):
+// with HWIO imposed, oneDNN 2.6 runs its gemm-based convolution, not its
+// direct jit_avx2 / jit_avx512_common ones.
 std::unique_ptr<Peer> ConvWorkload::onednn_peer() {
     auto d = [](size_t v) { return static_cast<dnnl_dim_t>(v); };
     const auto src_md = onednn::plain_desc({d(s_.mb), d(s_.ic), d(s_.ih), d(s_.iw)}, dnnl_nhwc);
     const auto wei_md = onednn::plain_desc({d(s_.oc), d(s_.ic), d(s_.kh), d(s_.kw)}, dnnl_hwio);
+    const auto wei_any = onednn::plain_desc({d(s_.oc), d(s_.ic), d(s_.kh), d(s_.kw)}, dnnl_format_tag_any);
     const auto dst_md = onednn::plain_desc({d(s_.mb), d(s_.oc), d(s_.oh), d(s_.ow)}, dnnl_nhwc);
     const dnnl_dims_t strides = {d(s_.sh), d(s_.sw)}, dilates = {d(s_.dh), d(s_.dw)}, pad_l = {d(s_.ph), d(s_.pw)};
     // Right padding: whatever makes the output size come out, as benchdnn derives it.
@@ -132,12 +136,12 @@ std::unique_ptr<Peer> ConvWorkload::onednn_peer() {
                                d((s_.ow - 1) * s_.sw + (s_.kw - 1) * (s_.dw + 1) + 1 - s_.iw - s_.pw)};
     dnnl_convolution_desc_t desc;
     onednn::check(dnnl_dilated_convolution_forward_desc_init(&desc, dnnl_forward_inference, dnnl_convolution_direct,
-                                                             &src_md, &wei_md, nullptr, &dst_md, strides, dilates,
+                                                             &src_md, &wei_any, nullptr, &dst_md, strides, dilates,
                                                              pad_l, pad_r),
                   "convolution descriptor");
     auto peer = onednn::make_peer(&desc, threads());
     peer->bind(DNNL_ARG_SRC, src_md, src_.data());
-    peer->bind(DNNL_ARG_WEIGHTS, wei_md, wei_.data());
+    peer->bind_converted(DNNL_ARG_WEIGHTS, dnnl_query_weights_md, wei_md, wei_.data());
     peer->bind(DNNL_ARG_DST, dst_md, dst_.data());
     return peer;
 }

@@ -71,6 +71,7 @@ std::unique_ptr<Peer> ReorderWorkload::onednn_peer() {
     const auto src_md = onednn::plain_desc(dims, dnnl_abc);
     const auto dst_md = onednn::plain_desc(dims, dnnl_acb);
     dnnl_primitive_desc_t pd;
+    onednn::set_threads(threads());  // before the descriptor: see set_threads in onednn.hpp
     onednn::check(dnnl_reorder_primitive_desc_create(&pd, &src_md, onednn::engine(), &dst_md, onednn::engine(), nullptr),
                   "reorder descriptor");
     auto peer = std::make_unique<onednn::PrimitivePeer>(pd, threads());

@@ -248,35 +248,43 @@ private:
         this->L(done);
     }
 
-    // One output row: blocks of UR columns inside [ow_full_begin, ow_full_end), the last
-    // block moved left to end there (it rewrites columns already written, with the same
-    // values), and single columns where the taps reach into the padding.
+    // One output row: single columns where the taps reach into the padding, and
+    // blocks of columns inside [ow_full_begin, ow_full_end): UR columns while
+    // 2 * UR or more are left, then two blocks of half of what is left (4 to 6
+    // columns each, still 8 or more independent FMAs), or all of it when UR or
+    // fewer are left. Moving a last UR block left to end at ow_full_end instead
+    // recomputed up to UR - 1 columns: 4 of 30 on a 28-column row.
     void row() {
-        Label loop, single, block, next, done;
+        Label loop, done;
+        Label by_size[UR + 1];  // by_size[1] is also the single padded column
         set_zero(ow_);
         this->loop_head(loop);
         this->mov(t0_, ow_.operand());
         this->cmp(t0_, shape(OW));
         this->jge(done, near);
         this->cmp(t0_, shape(OW_FULL_BEGIN));
-        this->jl(single, near);
+        this->jl(by_size[1], near);
         this->mov(t1_, shape(OW_FULL_END));
-        this->cmp(t0_, t1_);
-        this->jge(single, near);
-        this->sub(t1_, UR);  // the last start of a full block
-        this->cmp(t1_, shape(OW_FULL_BEGIN));
-        this->jl(single, near);  // the full columns are fewer than a block
-        this->cmp(t0_, t1_);
-        this->jle(block, near);
-        this->mov(ow_.operand(), t1_);
-        this->L(block);
-        oc_loop(UR);
-        this->add(ow_.operand(), UR);
-        this->jmp(loop, near);
-        this->L(single);
-        oc_loop(1);
-        this->inc(ow_.operand());
-        this->jmp(loop, near);
+        this->sub(t1_, t0_);  // t1 = full columns left
+        this->jle(by_size[1], near);
+        this->cmp(t1_, 2 * UR);
+        this->jge(by_size[UR], near);
+        Label at_most_ur;
+        this->cmp(t1_, UR);
+        this->jle(at_most_ur, near);
+        this->inc(t1_);
+        this->shr(t1_, 1);
+        this->L(at_most_ur);
+        for (int size = 1; size < UR; ++size) {
+            this->cmp(t1_, size);
+            this->je(by_size[size], near);
+        }
+        for (int size = UR; size >= 1; --size) {
+            this->L(by_size[size]);
+            oc_loop(size);
+            this->add(ow_.operand(), size);
+            this->jmp(loop, near);
+        }
         this->L(done);
     }
 
