@@ -55,12 +55,16 @@ fi
 step "building $build/ (benchfp and the allocator suites)"
 cmake --build "$build" -j "$(nproc)" "${targets[@]}" > /dev/null || exit 2
 
-# The family table and this host's ISAs, as the harness reports them.
-listing=$("$build/benchfp" kernel --list) || exit 2
-host_isas=$(sed -n 's/^host: [a-z0-9]* (runs \(.*\))$/\1/p' <<< "$listing" | tr , ' ')
-families=$(sed -n 's/^\([a-z0-9_]*\): .*/\1/p' <<< "$listing" | grep -vx host)
-family_isas() { awk -v f="$1" '$0 ~ "^" f ": " { getline; sub(/.*--isa=/, ""); sub(/ .*/, ""); print; exit }' <<< "$listing" | tr , ' '; }
-has_word() { [[ " $2 " == *" $1 "* ]]; }
+# The family table and this host's ISAs, as the harness reports them, from the
+# stable JSON form of the listing (benchfp kernel --list --json=-): a "host <its
+# ISAs>" line, then a "<family> <its ISAs>" line per family.
+listing=$("$build/benchfp" kernel --list --json=- | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print("host", ",".join(d["host"]["usable"]))
+for f in d["families"]: print(f["name"], ",".join(f["isas"]))') || exit 2
+host_isas=$(awk '$1 == "host" { print $2 }' <<< "$listing" | tr , ' ')
+families=$(awk '$1 != "host" { print $1 }' <<< "$listing")
+family_isas() { awk -v f="$1" '$1 == f { print $2 }' <<< "$listing" | tr , ' '; }
 # A listing that names no family or no ISA would make a gate that tests nothing: never a pass.
 [[ -n "$families" && -n "$host_isas" ]] || { echo "ci/gate.sh: cannot read the families or ISAs from benchfp kernel --list" >&2; exit 2; }
 

@@ -66,6 +66,11 @@ void VectorMath<Vmm>::exp_core(const std::vector<Vmm>& x, const std::vector<Vmm>
 template <typename Vmm>
 void VectorMath<Vmm>::exp2_normal(const std::vector<Vmm>& k, int extra) {
     for (const Vmm& v : k) this->uni_cvtps2dq(v, v);
+    exp2_from_int(k, extra);
+}
+
+template <typename Vmm>
+void VectorMath<Vmm>::exp2_from_int(const std::vector<Vmm>& k, int extra) {
     for (const Vmm& v : k) this->uni_paddd(v, v, this->cst_bits(127 + extra));
     for (const Vmm& v : k) this->uni_pslld(v, v, 23);
 }
@@ -83,11 +88,8 @@ void VectorMath<Vmm>::scale_by_exp2(const std::vector<Vmm>& x, const std::vector
     for (size_t i = 0; i < n; ++i) this->uni_cvtps2dq(k[i], k[i]);
     for (size_t i = 0; i < n; ++i) this->uni_psrad(x[i], k[i], 1);
     for (size_t i = 0; i < n; ++i) this->uni_psubd(k[i], k[i], x[i]);
-    for (size_t i = 0; i < n; ++i)
-        for (const Vmm& half : {x[i], k[i]}) {
-            this->uni_paddd(half, half, this->cst_bits(127));
-            this->uni_pslld(half, half, 23);
-        }
+    exp2_from_int(x, 0);
+    exp2_from_int(k, 0);
     for (size_t i = 0; i < n; ++i) this->uni_mul(u[i], u[i], x[i]);
     for (size_t i = 0; i < n; ++i) this->uni_mul(x[i], u[i], k[i]);
 }

@@ -50,6 +50,8 @@ private:
                   Tail tail);
     // k[i] <- 2^(k[i] + extra), k[i] an integral float with k + extra in [-126, 127].
     void exp2_normal(const std::vector<Vmm>& k, int extra);
+    // The same from k[i] already converted to int32: its biased exponent, shifted into place.
+    void exp2_from_int(const std::vector<Vmm>& k, int extra);
     // x[i] <- u[i] * 2^k[i], k[i] an integral float in [-151, 129]; u and k are clobbered.
     void scale_by_exp2(const std::vector<Vmm>& x, const std::vector<Vmm>& u, const std::vector<Vmm>& k);
 };
