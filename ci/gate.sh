@@ -65,6 +65,7 @@ for f in d["families"]: print(f["name"], ",".join(f["isas"]))') || exit 2
 host_isas=$(awk '$1 == "host" { print $2 }' <<< "$listing" | tr , ' ')
 families=$(awk '$1 != "host" { print $1 }' <<< "$listing")
 family_isas() { awk -v f="$1" '$1 == f { print $2 }' <<< "$listing" | tr , ' '; }
+has_word() { [[ " $2 " == *" $1 "* ]]; }
 # A listing that names no family or no ISA would make a gate that tests nothing: never a pass.
 [[ -n "$families" && -n "$host_isas" ]] || { echo "ci/gate.sh: cannot read the families or ISAs from benchfp kernel --list" >&2; exit 2; }
 

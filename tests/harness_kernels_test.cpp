@@ -152,11 +152,13 @@ uint64_t cpu_ns(clockid_t clock) {
     return uint64_t(t.tv_sec) * 1000000000u + uint64_t(t.tv_nsec);
 }
 
-// On-CPU nanoseconds of every thread of this process but the caller, by
-// thread id. Through each thread's CPU clock (Linux's clock id for a thread of
-// one's own process: ~tid << 3 | per-thread | sched, what
-// pthread_getcpuclockid returns for a pthread), since OpenMP's workers are no
-// pthread_t of ours; /proc's schedstat reads 0 here, and its utime counts ticks.
+// The CPU clock of thread `tid` of this process: Linux's clock id ~tid << 3 |
+// per-thread | sched, what pthread_getcpuclockid returns for a pthread (OpenMP's
+// workers are no pthread_t of ours). /proc's schedstat reads 0 here, and its
+// utime counts 10 ms ticks.
+uint64_t thread_cpu_ns(long tid) { return cpu_ns(static_cast<clockid_t>((~tid << 3) | 6)); }
+
+// On-CPU nanoseconds of every thread of this process but the caller, by thread id.
 std::map<long, uint64_t> other_threads_cpu_ns() {
     std::map<long, uint64_t> ns;
     const long self = syscall(SYS_gettid);
@@ -164,7 +166,7 @@ std::map<long, uint64_t> other_threads_cpu_ns() {
     if (!dir) return ns;
     while (const dirent* entry = readdir(dir)) {
         const long tid = std::atol(entry->d_name);
-        if (tid > 0 && tid != self) ns[tid] = cpu_ns(static_cast<clockid_t>((~tid << 3) | 6));
+        if (tid > 0 && tid != self) ns[tid] = thread_cpu_ns(tid);
     }
     closedir(dir);
     return ns;
@@ -172,11 +174,48 @@ std::map<long, uint64_t> other_threads_cpu_ns() {
 
 uint64_t this_thread_cpu_ns() { return cpu_ns(CLOCK_THREAD_CPUTIME_ID); }
 
+struct CpuTimes {
+    uint64_t own = 0, others = 0;  // ns: the calling thread's, every other thread's
+};
+
+// Runs the oneDNN peer of case `c` (after OpenMP was left at 2 threads, as a
+// case on 2 threads or OpenMP's default on 2 cores leaves it) for 50 ms of
+// this thread's CPU time, and says where the CPU time went.
+CpuTimes peer_cpu_times(const KernelCase& c) {
+    const auto workload = find_family(c.spec.kernel)->make_workload(c);
+    onednn::set_threads(2);
+    const auto peer = workload->onednn_peer();
+    peer->run();  // creates OpenMP's workers if it is going to
+    const auto before = other_threads_cpu_ns();
+    const uint64_t start = this_thread_cpu_ns();
+    while (this_thread_cpu_ns() - start < 50000000) peer->run();
+    CpuTimes t;
+    t.own = this_thread_cpu_ns() - start;
+    for (const auto& [tid, ns] : other_threads_cpu_ns()) {
+        const uint64_t was = before.count(tid) ? before.at(tid) : 0;
+        if (ns > was) t.others += ns - was;  // 0: it exited in between
+    }
+    return t;
+}
+
 // A case at --threads=1 compares one of our threads with one of oneDNN's: the
 // peer's runs take no CPU time on any other thread (OpenMP's workers). Where
-// the time went, not how long it took. oneDNN's gemm convolution fixed its
-// thread count when its descriptor was created, before set_threads ran.
+// the time went, not how long it took. oneDNN's softmax, reorder and gemm
+// convolution fixed their thread count when their descriptor was created,
+// before set_threads ran.
 TEST(OnednnPeer, RunsOnTheCasesThreadCountOnly) {
+    // The measurement itself: the clock of a thread id reads this thread's
+    // time, and a peer on 2 threads shows CPU time on the other one.
+    const uint64_t mine = this_thread_cpu_ns(), by_id = thread_cpu_ns(syscall(SYS_gettid));
+    ASSERT_GT(by_id, 0u) << "the per-thread CPU clock cannot be read";
+    EXPECT_NEAR(double(by_id), double(mine), 1e8);
+    KernelCase two;
+    two.spec = {"reorder", "transpose", jit::Isa::sse41, jit::FramePolicy::clobber};
+    two.problem = "1024x1024";
+    two.threads = 2;
+    const CpuTimes control = peer_cpu_times(two);
+    EXPECT_GT(double(control.others), 0.2 * double(control.own)) << "a 2-thread peer showed no second thread";
+
     const std::map<std::string, std::string> problem = {{"conv", "mb1ic64ih56oc64kh3ph1"},
                                                         {"gemm", "m256n256k256"},
                                                         {"eltwise", "1048576"},
@@ -195,21 +234,12 @@ TEST(OnednnPeer, RunsOnTheCasesThreadCountOnly) {
         for (const std::string& alg : family.algs) {
             KernelCase c;
             c.spec = {family.name, alg, isa, jit::FramePolicy::clobber};
-            c.problem = problem.count(family.name + " " + alg) ? problem.at(family.name + " " + alg)
-                                                               : problem.at(family.name);
+            const std::string key = family.name + " " + alg;
+            c.problem = problem.count(key) ? problem.at(key) : problem.at(family.name);
             c.threads = 1;
-            const auto workload = family.make_workload(c);
-            onednn::set_threads(2);  // as a case on 2 threads, or OpenMP's default on 2 cores, leaves it
-            const auto peer = workload->onednn_peer();
-            peer->run();  // creates OpenMP's workers if it is going to
-            const auto before = other_threads_cpu_ns();
-            const uint64_t start = this_thread_cpu_ns();
-            while (this_thread_cpu_ns() - start < 50000000) peer->run();  // 50 ms on this thread
-            const uint64_t own = this_thread_cpu_ns() - start;
-            uint64_t others = 0;
-            for (const auto& [tid, ns] : other_threads_cpu_ns()) others += ns - (before.count(tid) ? before.at(tid) : 0);
-            EXPECT_LT(double(others), 0.05 * double(own)) << family.name << " " << alg << ": other threads ran "
-                                                          << others / 1000000 << " ms beside " << own / 1000000 << " ms";
+            const CpuTimes t = peer_cpu_times(c);
+            EXPECT_LT(double(t.others), 0.05 * double(t.own)) << key << ": other threads ran " << t.others / 1000000
+                                                              << " ms beside " << t.own / 1000000 << " ms";
             ++checked;
         }
     }

@@ -94,6 +94,7 @@ void PrimitivePeer::bind_converted(int arg, dnnl_query_t layout, const dnnl_memo
         }
     } release{from, reorder_pd, reorder};
     check(dnnl_memory_create(&from, &md, engine(), const_cast<void*>(data)), "memory creation");
+    args_.reserve(args_.size() + 1);  // so that the push_back below cannot throw and leak `to`
     check(dnnl_memory_create(&to, chosen, engine(), DNNL_MEMORY_ALLOCATE), "memory creation");
     args_.push_back({arg, to});  // the destructor frees it
     check(dnnl_reorder_primitive_desc_create(&reorder_pd, &md, engine(), chosen, engine(), nullptr),

@@ -41,6 +41,8 @@ class PrimitivePeer final : public Peer {
 public:
     PrimitivePeer(dnnl_primitive_desc_t pd, int threads);  // takes ownership of pd
     ~PrimitivePeer() override;
+    PrimitivePeer(const PrimitivePeer&) = delete;  // it owns oneDNN handles
+    PrimitivePeer& operator=(const PrimitivePeer&) = delete;
     void bind(int arg, const dnnl_memory_desc_t& md, const void* data);
     // Binds `arg` in the layout the primitive chose for it (created with
     // dnnl_format_tag_any, queried with `layout`), converted once from `data`

@@ -250,10 +250,11 @@ private:
 
     // One output row: single columns where the taps reach into the padding, and
     // blocks of columns inside [ow_full_begin, ow_full_end): UR columns while
-    // 2 * UR or more are left, then two blocks of half of what is left (4 to 6
-    // columns each, still 8 or more independent FMAs), or all of it when UR or
-    // fewer are left. Moving a last UR block left to end at ow_full_end instead
-    // recomputed up to UR - 1 columns: 4 of 30 on a 28-column row.
+    // 2 * UR or more are left, then the larger and the smaller half of what is
+    // left (4+3 to 6+5 columns), or all of it when UR or fewer are left. Blocks
+    // of 4 or more keep 8 independent FMAs (2 pipes x 4 cycles) at avx2. Moving
+    // a last UR block left to end at ow_full_end instead recomputed up to
+    // UR - 1 columns: 4 of 30 on a 28-column row.
     void row() {
         Label loop, done;
         Label by_size[UR + 1];  // by_size[1] is also the single padded column
