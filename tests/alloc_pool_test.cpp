@@ -13,6 +13,7 @@
 #include <deque>
 #include <mutex>
 #include <random>
+#include <set>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -327,4 +328,112 @@ TEST(PoolBig, FreedBlocksPastTheThresholdLeaveMemory) {
     // Released down to half the threshold: at most one block's worth stays.
     EXPECT_LE(left, size / 4096 + 1) << "pages of freed blocks still resident past the threshold";
     EXPECT_GE(released, (count - 2) * (size - 4096)) << "PoolStats::released_bytes";
+}
+
+namespace {
+
+// The distinct pool pages of `objects`.
+std::set<uintptr_t> pages_of(const std::vector<void*>& objects) {
+    std::set<uintptr_t> pages;
+    for (void* p : objects) pages.insert(reinterpret_cast<uintptr_t>(p) & ~(uintptr_t{alloc::page_size} - 1));
+    return pages;
+}
+
+// On a thread of its own (a heap with nothing else on it): fills `count`
+// objects of 64 B, keeps every `live_every`-th, frees the rest, and trims
+// keeping `keep_bytes`. Says what trim returned, which pages stayed resident,
+// and whether the kept objects kept their bytes and new objects reuse pages.
+struct TrimOutcome {
+    size_t released = 0, released_pages_stat = 0;
+    size_t resident_freed_pages = 0, freed_pages = 0;  // pages with no live object: resident after trim / all
+    size_t resident_live_pages = 0, live_pages = 0;
+    bool live_intact = true;
+    size_t new_arena_pages = 0;  // taken from the arena by refilling as many objects after trim
+};
+
+TrimOutcome fill_free_trim(size_t count, size_t live_every, size_t keep_bytes) {
+    TrimOutcome out;
+    std::thread([&] {
+        std::vector<void*> live, freed;
+        for (size_t i = 0; i < count; ++i) {
+            void* p = alloc::pool_alloc(64);
+            std::memset(p, int(i % 251), 64);
+            (i % live_every == 0 ? live : freed).push_back(p);
+        }
+        const auto live_pages = pages_of(live);
+        std::set<uintptr_t> freed_pages;
+        for (uintptr_t page : pages_of(freed))
+            if (!live_pages.count(page)) freed_pages.insert(page);
+        for (void* p : freed) alloc::free(p);
+        const size_t stat_before = alloc::pool_stats().released_pages;
+        out.released = alloc::trim(keep_bytes);
+        out.released_pages_stat = alloc::pool_stats().released_pages - stat_before;
+        for (uintptr_t page : freed_pages) out.resident_freed_pages += resident_pages(reinterpret_cast<void*>(page), alloc::page_size) > 0;
+        for (uintptr_t page : live_pages) out.resident_live_pages += resident_pages(reinterpret_cast<void*>(page), alloc::page_size) > 0;
+        out.freed_pages = freed_pages.size();
+        out.live_pages = live_pages.size();
+        for (size_t i = 0; i < live.size(); ++i) {
+            const auto* bytes = static_cast<const unsigned char*>(live[i]);
+            for (size_t b = 0; b < 64; ++b) out.live_intact = out.live_intact && bytes[b] == (i * live_every) % 251;
+        }
+        const size_t arena_before = alloc::pool_stats().pages;
+        std::vector<void*> again(freed.size());
+        for (void*& p : again) std::memset(p = alloc::pool_alloc(64), 7, 64);  // zero pages fault in, writable
+        out.new_arena_pages = alloc::pool_stats().pages - arena_before;
+        for (void* p : again) alloc::free(p);
+        for (void* p : live) alloc::free(p);
+    }).join();
+    return out;
+}
+
+}  // namespace
+
+// Small pages go back to the OS on trim(): every page whose objects are all
+// free leaves memory (mincore), pages with a live object stay with their bytes,
+// and the next allocations reuse the released pages before the arena's.
+TEST(PoolTrim, WhollyFreePagesLeaveMemoryAndComeBack) {
+    const TrimOutcome t = fill_free_trim(40000, 8000, 0);  // about 160 pages, 5 of them with a live object
+    ASSERT_GT(t.freed_pages, 100u);
+    EXPECT_EQ(t.live_pages, 5u);
+    // All but the page the class is carving (it holds uncarved objects) leave.
+    EXPECT_LE(t.resident_freed_pages, 1u) << "of " << t.freed_pages << " wholly free pages";
+    EXPECT_GE(t.released, (t.freed_pages - 1) * alloc::page_size);
+    EXPECT_EQ(t.released_pages_stat * alloc::page_size, t.released) << "PoolStats::released_pages";
+    EXPECT_EQ(t.resident_live_pages, t.live_pages) << "a page with a live object was released";
+    EXPECT_TRUE(t.live_intact);
+    EXPECT_EQ(t.new_arena_pages, 0u) << "the refill took new pages while released ones waited";
+}
+
+// trim(keep_bytes) keeps that many bytes of wholly free pages resident.
+TEST(PoolTrim, KeepsWhatItIsAskedToKeep) {
+    const TrimOutcome all = fill_free_trim(40000, 40000, 0);
+    const TrimOutcome kept = fill_free_trim(40000, 40000, 10 * alloc::page_size);
+    EXPECT_EQ(kept.released + 10 * alloc::page_size, all.released);
+    EXPECT_GE(kept.resident_freed_pages, 10u);
+}
+
+// Objects freed by another thread are taken back before the count: their pages leave too.
+TEST(PoolTrim, RemoteFreesAreCounted) {
+    std::vector<void*> objects(20000);  // about 80 pages of 64 B objects
+    size_t released = 0;
+    std::mutex m;
+    std::condition_variable cv;
+    bool allocated = false, freed = false;
+    std::thread owner([&] {
+        for (void*& p : objects) std::memset(p = alloc::pool_alloc(64), 1, 64);
+        std::unique_lock lock(m);
+        allocated = true;
+        cv.notify_all();
+        cv.wait(lock, [&] { return freed; });
+        released = alloc::trim(0);
+    });
+    {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return allocated; });
+        for (void* p : objects) alloc::free(p);  // remote frees: onto the owner's remote lists
+        freed = true;
+        cv.notify_all();
+    }
+    owner.join();
+    EXPECT_GE(released, (pages_of(objects).size() - 1) * alloc::page_size);
 }

@@ -113,7 +113,9 @@ TEST(AllocWorkloads, EachTakesItsPoolPathsAndTogetherEveryOne) {
         const Tally t = run_counted(w, alloc::pool_table(), 20);
         EXPECT_EQ(t.entries(), expected.at(w.name)) << w.name;
         taken.merge(t.entries());
-        if (t.calls[big]) EXPECT_GT(t.smallest_big, alloc::max_small_size) << w.name << ": big_alloc of a small size";
+        if (t.calls[big]) {
+            EXPECT_GT(t.smallest_big, alloc::max_small_size) << w.name << ": big_alloc of a small size";
+        }
         const long allocations = t.calls[untyped] + t.calls[typed] + t.calls[big] + t.calls[managed];
         // managed_realloc frees the block it grows: each other allocation is freed through the table.
         EXPECT_EQ(t.frees, allocations) << w.name;

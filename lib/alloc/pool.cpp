@@ -45,11 +45,16 @@ size_t orphan_count = 0;
 
 pthread_key_t heap_key;
 
+size_t trim_heap(Heap* h, size_t keep_bytes);
+
 void hand_over(void* heap) {
     // The thread is exiting: its heap (pages, free objects, remote frees in
-    // flight) goes to the next thread that needs one, instead of leaking.
-    std::lock_guard lock(orphans_mutex);
+    // flight) goes to the next thread that needs one, instead of leaking; its
+    // wholly free pages go back to the OS first.
     auto* h = static_cast<Heap*>(heap);
+    trim_heap(h, 0);
+    if (h->sampled) trim_heap(h->sampled, 0);
+    std::lock_guard lock(orphans_mutex);
     h->next_orphan = orphans;
     orphans = h;
     ++orphan_count;
@@ -132,11 +137,20 @@ Heap* heap_for_this_thread() {
     return h;
 }
 
+std::atomic<size_t> released_pages{0};
+
 // A page's start: its header is written, its objects are the caller's to carve.
+// One trim() released comes first; else the arena's next.
 char* new_page(Heap* h, unsigned size_class) {
-    const uintptr_t offset = arena_next.fetch_add(page_size, std::memory_order_relaxed);
-    if (offset + page_size > arena_size) throw std::bad_alloc();
-    auto* page = reinterpret_cast<PageHeader*>(arena_base + offset);
+    PageHeader* page;
+    if (!h->released_pages.empty()) {
+        page = reinterpret_cast<PageHeader*>(h->released_pages.back());
+        h->released_pages.pop_back();
+    } else {
+        const uintptr_t offset = arena_next.fetch_add(page_size, std::memory_order_relaxed);
+        if (offset + page_size > arena_size) throw std::bad_alloc();
+        page = reinterpret_cast<PageHeader*>(arena_base + offset);
+    }
     page->owner_word = reinterpret_cast<uintptr_t>(h) | (h->sampled_pages ? sampled_page : 0);
     page->size_class = size_class;
     return reinterpret_cast<char*>(page);
@@ -378,6 +392,76 @@ void* alloc_from(Heap* h, unsigned c) {
 
 void push_local(Heap* h, unsigned c, void* p) { push(h->classes[c].free, static_cast<FreeObject*>(p)); }
 
+// Objects of class c a page holds.
+size_t objects_per_page(unsigned c) { return (page_size - first_object_offset(c)) / class_sizes[c]; }
+
+// trim_mark's verdicts, above any count of a page's objects.
+constexpr uint32_t keep_page = UINT32_MAX - 1, release_page = UINT32_MAX;
+
+// Takes back what other threads freed of class c, in one exchange, onto the free list.
+void take_back_remote(Heap* h, unsigned c) {
+    FreeObject* remote = h->remote[c].exchange(nullptr, std::memory_order_acquire);
+    if (!remote) return;
+    FreeObject* tail = remote;
+    while (tail->next) tail = tail->next;
+    tail->next = h->classes[c].free;
+    h->classes[c].free = remote;
+}
+
+// Marks the pages of class c whose every object is on the free list: release_page,
+// or keep_page while `keep_bytes` lasts; and the free list's other pages with
+// their count. Returns the pages to release.
+std::vector<PageHeader*> choose_pages(Heap* h, unsigned c, size_t& keep_bytes) {
+    ClassState& state = h->classes[c];
+    const PageHeader* carving = state.bump ? page_of(state.bump_end - 1) : nullptr;
+    for (FreeObject* o = state.free; o; o = o->next) page_of(o)->trim_mark = 0;
+    for (FreeObject* o = state.free; o; o = o->next) ++page_of(o)->trim_mark;
+    std::vector<PageHeader*> pages;
+    const size_t whole = objects_per_page(c);
+    for (FreeObject* o = state.free; o; o = o->next) {
+        PageHeader* page = page_of(o);
+        if (page->trim_mark != whole || page == carving) continue;  // in use, or decided already
+        if (keep_bytes >= page_size) {
+            keep_bytes -= page_size;
+            page->trim_mark = keep_page;
+        } else {
+            page->trim_mark = release_page;
+            pages.push_back(page);
+        }
+    }
+    return pages;
+}
+
+// Unlinks the objects of released pages from class c's free list, keeping the others' order.
+void unlink_released(Heap* h, unsigned c) {
+    FreeObject** link = &h->classes[c].free;
+    while (FreeObject* o = *link) {
+        if (page_of(o)->trim_mark == release_page) *link = o->next;
+        else link = &o->next;
+    }
+}
+
+size_t trim_heap(Heap* h, size_t keep_bytes) {
+    if (h == &no_heap) return 0;
+    size_t released = 0;
+    for (unsigned c = 0; c < class_count; ++c) {
+        take_back_remote(h, c);
+        const std::vector<PageHeader*> pages = choose_pages(h, c, keep_bytes);
+        if (pages.empty()) continue;
+        unlink_released(h, c);
+        h->released_pages.reserve(h->released_pages.size() + pages.size());
+        for (PageHeader* page : pages) {
+            // The page reads as zeros from here: owner_word 0, so a stale free of
+            // one of its objects is reported ("never handed out"), not pushed.
+            madvise(page, page_size, MADV_DONTNEED);
+            h->released_pages.push_back(reinterpret_cast<char*>(page));
+        }
+        released += pages.size() * page_size;
+    }
+    released_pages.fetch_add(released / page_size, std::memory_order_relaxed);
+    return released;
+}
+
 }  // namespace
 
 // Not inlined into the entries, so their fast paths keep nothing in callee-saved
@@ -492,7 +576,15 @@ size_t usable_size(const void* p) {
 PoolStats pool_stats() {
     std::lock_guard lock(detail::orphans_mutex);
     return {detail::arena_next.load() / page_size, detail::heaps_created.load(), detail::orphan_count,
-            detail::heaps_adopted.load(), detail::big_next.load(), detail::released_bytes.load()};
+            detail::heaps_adopted.load(), detail::big_next.load(), detail::released_bytes.load(),
+            detail::released_pages.load()};
+}
+
+size_t trim(size_t keep_bytes) {
+    detail::Heap* h = detail::this_thread_heap;
+    size_t released = detail::trim_heap(h, keep_bytes);
+    if (h->sampled) released += detail::trim_heap(h->sampled, 0);
+    return released;
 }
 
 void set_big_release_threshold(size_t bytes) {

@@ -74,6 +74,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace benchfp::alloc {
 
@@ -110,6 +111,7 @@ struct alignas(64) Heap {
     BigClassState big[big_class_count];
     std::atomic<FreeObject*> big_remote[big_class_count];
     size_t big_cached_bytes = 0;                   // slot bytes on the releasable big classes' free lists
+    std::vector<char*> released_pages;             // pages trim() gave back to the OS, reused first by new pages
     Heap* next_orphan = nullptr;                   // on the hand-over list once its thread exited
     Heap* sampled = nullptr;     // where this heap's sampled allocations live (created on the first)
     bool sampled_pages = false;  // this is such a heap: its pages carry the sampled_page flag
@@ -127,8 +129,9 @@ inline constexpr uintptr_t sampled_page = 1;
 inline constexpr size_t max_objects_per_page = (page_size - page_header_size) / class_sizes[0];
 
 struct PageHeader {
-    uintptr_t owner_word;  // set before the page's first object is handed out, never changed
+    uintptr_t owner_word;  // set before the page's first object is handed out; 0 once trim() released the page
     uint32_t size_class;
+    uint32_t trim_mark;  // trim()'s count of the page's free objects, or its verdict; nothing else reads it
 #if BENCHFP_POOL_CHECKED
     // Checked build: bit i is set while object i is handed out (pool_check.cpp).
     std::atomic<uint64_t> handed_out[(max_objects_per_page + 63) / 64];
@@ -340,6 +343,7 @@ struct PoolStats {
     size_t adopted_heaps = 0;  // heaps handed over to a new thread
     size_t big_bytes = 0;      // bytes of the big blocks' reservation carved into blocks
     size_t released_bytes = 0; // bytes of free big-block bodies given back to the OS (madvise), ever
+    size_t released_pages = 0; // small-object pages trim() gave back to the OS, ever
 };
 PoolStats pool_stats();
 
@@ -348,5 +352,19 @@ PoolStats pool_stats();
 // at start; this, at any time, for every heap (each applies it on its next big free).
 void set_big_release_threshold(size_t bytes);
 size_t big_release_threshold();
+
+// Gives the calling thread's wholly free small-object pages back to the OS
+// (madvise(MADV_DONTNEED)) but for the first `keep_bytes` of them, as glibc's
+// malloc_trim and mimalloc's mi_collect do; returns the bytes released. A page
+// counts as wholly free when every object it holds is on the heap's free lists
+// (frees by other threads are taken back first); the page a class is carving
+// stays. Released pages go to the heap's list of released pages, where its next
+// new page of any class comes from (faulting in zero pages).
+// Only here and at thread exit (keep 0: nobody uses the heap until a new thread
+// adopts it): the fast paths keep no count of a page's live objects, which a
+// release on the page's last free would need (mimalloc's page->used), so a
+// running thread's small pages go back only when it asks. Costs one pass over
+// the heap's free lists.
+size_t trim(size_t keep_bytes = 0);
 
 }  // namespace benchfp::alloc
