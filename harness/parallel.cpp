@@ -1,5 +1,6 @@
 #include "parallel.hpp"
 
+#include <immintrin.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -7,6 +8,26 @@
 #include <string>
 
 namespace benchfp::harness {
+
+namespace {
+
+// How long a thread spins for the next section or the end of one before it
+// sleeps: 2000 pauses, about 50-100 us (a pause takes 10-40 ns). Back-to-back
+// sections (a benchmark's repetitions) never sleep; an idle pool stops using
+// the CPU within that time, so that it takes nothing from a peer that runs next.
+constexpr int spin_pauses = 2000;
+
+// Spins until done() or spin_pauses pauses: whether done() became true.
+template <typename Done>
+bool spin_until(Done done) {
+    for (int i = 0; i < spin_pauses; ++i) {
+        if (done()) return true;
+        _mm_pause();
+    }
+    return done();
+}
+
+}  // namespace
 
 // A worker's first frame: not inlined, built with frame pointers like the rest.
 __attribute__((noinline)) void* start_worker(void* start) {
@@ -46,7 +67,7 @@ ThreadPool::~ThreadPool() { stop(); }
 void ThreadPool::stop() {
     {
         std::lock_guard lock(mutex_);
-        stopping_ = true;
+        stopping_.store(true, std::memory_order_release);
     }
     start_.notify_all();
     for (pthread_t t : workers_) pthread_join(t, nullptr);
@@ -61,31 +82,37 @@ void ThreadPool::parallel(const std::function<void(int, int)>& fn) {
     {
         std::lock_guard lock(mutex_);
         task_ = &fn;
-        pending_ = static_cast<int>(workers_.size());
-        ++generation_;
+        pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+        generation_.fetch_add(1, std::memory_order_release);
     }
-    start_.notify_all();
+    start_.notify_all();  // no system call when every worker is still spinning
     fn(0, size());
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    task_ = nullptr;
+    const auto all_done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+    if (!spin_until(all_done)) {
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, all_done);
+    }
 }
 
 void ThreadPool::work(int ithr) {
     long seen = 0;
+    const auto started = [&] {
+        return stopping_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+    };
     while (true) {
         const std::function<void(int, int)>* task;
+        spin_until(started);
         {
-            std::unique_lock lock(mutex_);
-            start_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-            if (stopping_) return;
-            seen = generation_;
+            std::unique_lock lock(mutex_);  // the task is read under it, where parallel() wrote it
+            start_.wait(lock, started);
+            if (stopping_.load(std::memory_order_relaxed)) return;
+            seen = generation_.load(std::memory_order_relaxed);
             task = task_;
         }
         (*task)(ithr, size());
-        {
-            std::lock_guard lock(mutex_);
-            if (--pending_ == 0) done_.notify_one();
+        if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+            std::lock_guard lock(mutex_);  // so that a caller between its test and its wait gets the notice
+            done_.notify_one();
         }
     }
 }

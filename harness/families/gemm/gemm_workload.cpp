@@ -106,7 +106,7 @@ GemmShape parse_gemm_problem(const std::string& problem, const std::string& wher
 GemmWorkload::GemmWorkload(const KernelCase& c)
     : Workload(c.threads),
       shape_(parse_gemm_problem(c.problem, "problem")),
-      tile_(jit::gemm_tile(c.spec.isa)),
+      tile_(jit::gemm_tile(c.spec.isa, shape_.n)),  // shape_ is declared, so initialised, first
       split_(split_threads((shape_.m + tile_.mr - 1) / tile_.mr, c.threads)) {
     a_.resize(shape_.m * shape_.k);
     b_.resize(shape_.k * shape_.n);
@@ -155,6 +155,7 @@ jit::GemmArgs GemmWorkload::b_panel(const Block& blk, size_t q, float* tail) con
     const size_t nr = tile_.nr;
     jit::GemmArgs args{};
     args.k = blk.kc;
+    args.nr = nr;
     if (!split_.b_in_place) {
         args.b = b_packed_.data() + q * nr * blk.kc;
         args.ldb = nr * 4;
@@ -240,7 +241,7 @@ GemmWorkload::ThreadSplit GemmWorkload::split_threads(size_t m_panels, int threa
     // else N, so each thread reads only its part of B (and packs the few A panels itself).
     s.m_ways = 1;
     for (int d = threads; d >= 1; --d)
-        if (threads % d == 0 && m_panels >= 4 * static_cast<size_t>(d)) {
+        if (threads % d == 0 && m_panels >= 8 * static_cast<size_t>(d)) {
             s.m_ways = d;
             break;
         }

@@ -8,8 +8,8 @@ namespace benchfp::jit {
 
 using namespace Xbyak::util;
 
-GemmTile gemm_tile(Isa isa) {
-    if (isa == Isa::avx512) return {12, 32};
+GemmTile gemm_tile(Isa isa, size_t n) {
+    if (isa == Isa::avx512) return {12, n <= 16 ? 16 : 32};
     if (isa == Isa::avx2) return {6, 16};
     throw std::invalid_argument(std::string("gemm has no ") + to_string(isa) + " implementation");
 }
@@ -39,7 +39,7 @@ public:
           reg_b_ahead_(this->pool().take_register("ldb * prefetch distance")) {}
 
 private:
-    int nv() const { return tile_.nr / width; }  // vectors per C row
+    int nv() const { return nr_ / width; }  // vectors per C row of the body being written
     // Registers: accumulators first, then B vectors, then the A broadcast.
     Vmm acc(int i, int j) const { return Vmm(i * nv() + j); }
     Vmm bvec(int j) const { return Vmm(tile_.mr * nv() + j); }
@@ -51,7 +51,7 @@ private:
     void k_step(int step) {
         const int a_bytes = tile_.mr * 4;
         for (int j = 0; j < nv(); ++j) this->vmovups(bvec(j), this->ptr[reg_b_ + j * width * 4]);
-        for (int line = 0; line < tile_.nr * 4; line += 64) this->prefetcht0(this->ptr[reg_b_ + reg_b_ahead_ + line]);
+        for (int line = 0; line < nr_ * 4; line += 64) this->prefetcht0(this->ptr[reg_b_ + reg_b_ahead_ + line]);
         if (step % 2 == 0) this->prefetcht0(this->ptr[reg_a_ + (step + prefetch_distance) * a_bytes]);
         this->add(reg_b_, reg_ldb_);
         for (int i = 0; i < tile_.mr; ++i) {
@@ -76,12 +76,33 @@ private:
         this->imul(reg_b_ahead_, reg_ldb_, prefetch_distance);
         this->setup_done();
 
+        // avx512: the one-vector-per-row body where the tile is 16 columns wide.
+        const int narrow = Base::is_avx512 ? tile_.nr / 2 : 0;
+        Xbyak::Label narrow_body;
+        if (narrow) {
+            this->cmp(this->qword[p + offsetof(GemmArgs, nr)], narrow);
+            this->je(narrow_body, Xbyak::CodeGenerator::T_NEAR);
+        }
+        body(tile_.nr);
+        if (narrow) {
+            Xbyak::Label done;
+            this->jmp(done, Xbyak::CodeGenerator::T_NEAR);
+            this->L(narrow_body);
+            body(narrow);
+            this->L(done);
+        }
+    }
+
+    // The tile for nr columns: C[mr x nr] = A * B + beta * C.
+    void body(int nr) {
+        nr_ = nr;
+        const auto& p = this->abi_param;
         for (int i = 0; i < tile_.mr; ++i)
             for (int j = 0; j < nv(); ++j) this->uni_zero(acc(i, j));
         // Prefetch the C tile for writing while the k loop runs.
         for (int i = 0; i < tile_.mr; ++i) {
             this->prefetchw(this->ptr[reg_c_]);
-            this->prefetchw(this->ptr[reg_c_ + tile_.nr * 4 - 4]);
+            this->prefetchw(this->ptr[reg_c_ + nr * 4 - 4]);
             this->add(reg_c_, reg_ldc_);
         }
         this->mov(reg_c_, this->ptr[p + offsetof(GemmArgs, c)]);
@@ -130,7 +151,8 @@ private:
         this->L(stored);
     }
 
-    GemmTile tile_;
+    GemmTile tile_;  // the widest tile: its nr
+    int nr_ = 0;     // the columns of the body being written
     Xbyak::Reg64 reg_a_, reg_b_, reg_c_, reg_ldc_, reg_k_, reg_ldb_, reg_b_ahead_;
 };
 

@@ -5,10 +5,12 @@
 // times to repay a packing pass); the packing and cache blocking are the
 // driver's, harness/families/gemm/.
 // Register-blocked: MR x NR/width accumulators, K unrolled, prefetch ahead.
-// avx2: 6 x 16; avx512: 12 x 32.
+// avx2: 6 x 16; avx512: 12 x 32, or 12 x 16 where N is 16 or less (one zmm
+// per row: a 32-column tile would compute as many columns as there are).
 #include "jit/generator.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 namespace benchfp::jit {
@@ -16,8 +18,8 @@ namespace benchfp::jit {
 struct GemmTile {
     int mr, nr;
 };
-// The tile shape of the microkernel for an ISA (avx2, avx512).
-GemmTile gemm_tile(Isa isa);
+// The tile shape of the microkernel for an ISA (avx2, avx512) and a gemm of n columns.
+GemmTile gemm_tile(Isa isa, size_t n = SIZE_MAX);
 
 struct GemmArgs {
     const float* a;   // packed: k steps of mr floats
@@ -28,6 +30,8 @@ struct GemmArgs {
     float beta;       // c = acc + beta * c; beta == 0 does not read c
     size_t ldb;       // bytes from one k step of b to the next: nr * 4 for a packed
                       // panel, the row stride of B when the driver reads B in place
+    size_t nr;        // the tile's columns, gemm_tile(isa, n).nr: at avx512, 16 takes the
+                      // one-vector-per-row path, anything else the two-vector one
 };
 
 bool gemm_supports(Isa isa);
