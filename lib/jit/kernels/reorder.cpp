@@ -40,7 +40,7 @@ public:
         rows_ = pool.take("rows");
         cols_ = pool.take("cols");
         batch_ = pool.take("batch left");
-        if constexpr (!Base::is_sse) streaming_ = pool.take("streaming stores (0 or 1)");
+        if constexpr (!Base::is_sse) tile_mode_ = pool.take("tile mode (blocks, whole, whole streaming)");
     }
 
 private:
@@ -280,28 +280,45 @@ private:
         this->cmovg(ps_, pd_);
         this->store(end, ps_);
     }
-    // One tile: by whole_tile on avx2 and avx512 where every row starts a cache
-    // line, else by 4 x 4 blocks.
+    // How tile() computes every tile of a call, chosen once at the entry (set_tile_mode).
+    enum TileMode : int32_t { by_blocks = 0, whole_cached = 1, whole_streaming = 2 };
+
+    // tile_mode_ for the call: whole tiles where every row starts a cache line,
+    // streaming past streaming_floats; else 4 x 4 blocks. Line-aligned rows hold
+    // for every tile of a call or for none, and make every tile whole: cols
+    // (row_bytes / 4) and rows (col_bytes / 4) are then multiples of 16, and
+    // batches start rows * row_bytes apart. Unaligned rows keep the blocks: a
+    // vector access across two lines costs more than whole tiles save (avx512,
+    // cached stores: transpose 4100x4100 15.7 ms by whole tiles, 14.2 by blocks;
+    // 4096x4096 9.6 and 20.7). ps_ holds the call's floats (batch x rows x cols).
+    void set_tile_mode() {
+        static_assert(tile_rows == 16 && tile_cols == 16, "whole_tile takes a whole tile");
+        Label unaligned, set;
+        this->mov(pd_, src_);
+        for (const auto& r : {dst_, row_bytes_, col_bytes_}) this->or_(pd_, r);
+        this->test(pd_, 63);
+        this->jnz(unaligned, near);
+        this->cmp(ps_, streaming_floats);
+        this->setae(ps_.cvt8());
+        this->movzx(ps_, ps_.cvt8());
+        this->inc(ps_);  // whole_cached or whole_streaming
+        this->jmp(set, near);
+        this->L(unaligned);
+        this->mov(ps_, int32_t{by_blocks});
+        this->L(set);
+        this->store(tile_mode_, ps_);
+    }
+
+    // One tile, as tile_mode_ says.
     void tile() {
         if constexpr (Base::is_sse) {
             tile_loops();
         } else {
-            Label by_blocks, done;
-            // Line-aligned rows hold for every tile of a call or for none, and make
-            // every tile whole: cols (row_bytes / 4) and rows (col_bytes / 4) are
-            // then multiples of 16, and batches start rows * row_bytes apart.
-            // Unaligned rows keep the blocks: a vector access across two lines
-            // costs more than whole tiles save (avx512, cached stores: transpose
-            // 4100x4100 15.7 ms by whole tiles, 14.2 by blocks; 4096x4096 9.6 and 20.7).
-            static_assert(tile_rows == 16 && tile_cols == 16, "whole_tile takes a whole tile");
-            this->mov(ps_, src_);
-            for (const auto& r : {dst_, row_bytes_, col_bytes_}) this->or_(ps_, r);
-            this->test(ps_, 63);
-            this->jnz(by_blocks, near);
-            Label cached;
+            Label blocks, cached, done;
+            this->cmp(tile_mode_.operand(), int32_t{whole_cached});
+            this->jb(blocks, near);
             this->mov(r_, tile_r_.operand());
             this->mov(c_, tile_c_.operand());
-            this->cmp(streaming_.operand(), 0);
             this->je(cached, near);
             // Both copies start a 64-byte line, as loop heads do (Generator::loop_head):
             // the dispatch above encodes to other lengths under each policy (other
@@ -312,7 +329,7 @@ private:
             this->loop_head(cached);
             whole_tile(false);
             this->jmp(done, near);
-            this->L(by_blocks);
+            this->L(blocks);
             tile_loops();
             this->L(done);
         }
@@ -360,10 +377,7 @@ private:
         if constexpr (!Base::is_sse) {
             this->imul(ps_, this->ptr[p + offsetof(ReorderArgs, rows)]);
             this->imul(ps_, this->ptr[p + offsetof(ReorderArgs, batch)]);
-            this->cmp(ps_, streaming_floats);
-            this->setae(ps_.cvt8());
-            this->movzx(ps_, ps_.cvt8());
-            this->store(streaming_, ps_);
+            set_tile_mode();
         }
         this->setup_done();
 
@@ -393,7 +407,7 @@ private:
     // between calls) 0.235 ms and 0.158 ms (avx512, AMD EPYC Zen 4).
     static constexpr int32_t streaming_floats = 4 << 20;
     Xbyak::Reg64 src_, dst_, r_, c_, ps_, pd_, row_bytes_, col_bytes_;
-    GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_, streaming_;
+    GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_, tile_mode_;
 };
 
 }  // namespace
