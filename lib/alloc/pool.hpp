@@ -12,12 +12,13 @@
 //   big_alloc(size, type)    above the largest class
 //   managed_alloc(...)       growable arrays: aligned, with managed_realloc
 // Every allocation is recorded exactly once, whichever path it takes. Each
-// entry has the hook inside it, in the same function: the small entries test
-// it before allocating (pool_alloc_inner), the big and managed ones after. A
-// hook in an inline wrapper around an untracked call (Julia's shape) kept the
-// size and type alive across the call and turned the caller's tail call into
-// a frame of its own, 10 instructions where the hook is 2; typed workloads
-// paid 5-20% for it while stopped.
+// entry has the hook inside it, in the same function, tested before it
+// allocates (must_sample), so that the entry tail-calls the unprofiled path. A
+// hook after the allocation (Julia's shape: an inline wrapper around an
+// untracked call, or the hook after big_block) kept the size and type alive
+// across the call and turned the caller's tail call into a frame of its own,
+// 10-12 instructions where the hook is 2; typed workloads paid 5-20% for it
+// while stopped.
 //
 // Big and managed blocks (pool.cpp) carry a 64 B header before the pointer
 // (size, alignment, class, owner heap, the profiler's sampled flag) and have a
@@ -252,14 +253,15 @@ inline PageHeader* page_of(const void* p) {
 #endif
 }
 
-// The hook after an allocation p (the big and managed paths).
-inline void* sample_point(void* p, size_t size, const TypeInfo* type) {
-    if (hook_is_stopped() || !counted_out(size)) return p;
-    return record_slow(p, size, type);
-}
+// The hook of every entry, before it allocates: whether this allocation of
+// `size` bytes goes to the profiler. Its count does not depend on the block,
+// so what follows it is the unprofiled path itself, which an entry tail-calls.
+[[gnu::always_inline]] inline bool must_sample(size_t size) { return !hook_is_stopped() && counted_out(size); }
 
-// An allocation the profiler records: allocated untracked, then recorded (pool.cpp).
+// Allocations the profiler records: allocated untracked, then recorded (pool.cpp).
 [[gnu::cold, gnu::noinline]] void* alloc_sampled(size_t size, const TypeInfo* type);
+[[gnu::cold, gnu::noinline]] void* big_alloc_sampled(size_t size, const TypeInfo* type);
+[[gnu::cold, gnu::noinline]] void* managed_alloc_sampled(size_t size, size_t alignment, const TypeInfo* type);
 
 }  // namespace detail
 
@@ -272,7 +274,7 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
     // follows is the unprofiled path itself, slow paths still tail calls, and
     // nothing (the type) is kept alive for after the allocation.
     if constexpr (Profiled) {
-        if (!hook_is_stopped() && counted_out(size)) return alloc_sampled(size, type);
+        if (must_sample(size)) return alloc_sampled(size, type);
     }
 #if BENCHFP_INJECT_ALLOC_SLOWDOWN > 0
     // Only in builds configured to test the regression gate (see CMakeLists.txt).
