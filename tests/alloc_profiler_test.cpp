@@ -166,11 +166,11 @@ TEST(Profiler, TheStoppedHookWritesNothing) {
     alloc::profiler::start({Sampling::bytes, 1.0, 4096});
     alloc::free(alloc::pool_alloc(16));
     alloc::profiler::stop();
-    EXPECT_EQ(alloc::detail::sample_unit, alloc::detail::hook_stopped);
+    EXPECT_EQ(alloc::detail::fast_limit, alloc::detail::hook_stopped_limit);
     const int64_t count = alloc::detail::sample_countdown;
     for (int i = 0; i < 100000; ++i) alloc::free(alloc::pool_alloc(1 + i % 2000));
     EXPECT_EQ(alloc::detail::sample_countdown, count);
-    EXPECT_EQ(alloc::detail::sample_unit, alloc::detail::hook_stopped);
+    EXPECT_EQ(alloc::detail::fast_limit, alloc::detail::hook_stopped_limit);
 }
 
 TEST(Profiler, ByteSamplingTotalsAreUnbiased) {

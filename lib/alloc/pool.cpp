@@ -18,7 +18,9 @@
 namespace benchfp::alloc {
 
 bool profiler_enabled = false;
-// A new thread counts allocations from 0: its first one calls record_slow.
+// A new thread samples, counting allocations from 0: its first one calls
+// record_slow, which registers it (and stops its hook if the profiler is off).
+thread_local uint64_t detail::fast_limit = detail::hook_sampling_limit;
 thread_local int64_t detail::sample_unit = detail::count_allocations;
 thread_local int64_t detail::sample_countdown = 0;
 
@@ -528,6 +530,13 @@ void* pool_alloc_unprofiled(size_t size) { return pool_alloc_inner<false>(size, 
 void* alloc(size_t size, const TypeInfo* type) { return pool_alloc_inner<true>(size, type); }
 void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
     return record_slow(pool_alloc_inner<false>(size, type), size, type);
+}
+// A small size gets here only while the profiler samples, or if stop() ran
+// since the fast path's compare (then it counts once more: harmless), so only
+// a big size needs the hook's test.
+void* detail::alloc_not_fast(size_t size, const TypeInfo* type) {
+    if (size <= max_small_size ? counted_out(size) : must_sample(size)) return alloc_sampled(size, type);
+    return pool_alloc_inner<false>(size, type);
 }
 void* alloc_unprofiled(size_t size, const TypeInfo* type) { return pool_alloc_inner<false>(size, type); }
 

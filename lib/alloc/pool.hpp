@@ -149,22 +149,28 @@ static_assert(sizeof(PageHeader) <= page_header_size);
 // strings workload.
 inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8) * 64; }
 
-// The hook's state, per thread. While the profiler is stopped sample_unit is
-// hook_stopped and the hook is one load and one not-taken branch, with no store (the design
-// of the allocation-profiler seed: a stopped profiler writes nothing on the hot
-// path). While it samples, sample_countdown is what may still pass before the
-// next call into the profiler, counted in the unit sample_unit names:
+// The hook's state, per thread. The small entries' fast path compares the
+// size with fast_limit, a compare it makes anyway (with the largest small
+// size, where the hook is compiled out): while the profiler is stopped,
+// fast_limit is hook_stopped_limit, max_small_size + 1, and the hook costs
+// no instruction at all, no store and no branch of its own (the design of the
+// allocation-profiler seed: a stopped profiler costs the hot path nothing).
+// While it samples, fast_limit is 0: every allocation leaves the fast path for
+// alloc_not_fast, which counts it down. sample_countdown is what may still pass
+// before the next call into the profiler, counted in the unit sample_unit names:
 //   count_bytes        bytes: byte sampling, an exponential gap drawn per
 //                      sample (tcmalloc's and Go's sampler);
 //   count_allocations  allocations: probability sampling, a geometric gap
 //                      drawn per sample, and recording every allocation (gap 0).
 // Either way one read-modify-write and one not-taken branch per allocation, and
-// record_slow only when the count goes negative. Both words start so that a
+// record_slow only when the count goes negative. The words start so that a
 // thread's first allocation calls record_slow, which registers the thread:
-// start() and stop() then set its unit from their own thread (profiler.cpp).
-[[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_unit;  // local-exec: see this_thread_heap
+// start() and stop() then set its words from their own thread (profiler.cpp).
+[[gnu::tls_model("local-exec")]] constinit extern thread_local uint64_t fast_limit;  // local-exec: see this_thread_heap
+[[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_unit;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_countdown;
-inline constexpr int64_t hook_stopped = -1, count_bytes = 0, count_allocations = 1;
+inline constexpr uint64_t hook_stopped_limit = max_small_size + 1, hook_sampling_limit = 0;
+inline constexpr int64_t count_bytes = 0, count_allocations = 1;
 
 // The arena all pages come from: an address range tells pool objects apart.
 extern uintptr_t arena_base;
@@ -216,10 +222,8 @@ inline PageHeader* page_of(const void* p) {
 // must reach the profiler (record_slow). Under ThreadSanitizer the count is
 // updated atomically, as start() pokes it from another thread; elsewhere a
 // poke can be lost to the owner's plain read-modify-write (profiler.cpp's
-// start() says when, and what it costs). Counting
-// allocations, the step is the unit itself (count_allocations is 1); a stop()
-// between the hook's test and here makes it hook_stopped, -1: the count goes
-// up by one, harmless.
+// start() says when, and what it costs). Counting allocations, the step is
+// the unit itself (count_allocations is 1).
 [[gnu::always_inline]] inline bool counted_out(size_t size) {
     const int64_t unit = __atomic_load_n(&sample_unit, __ATOMIC_RELAXED);
     static_assert(count_allocations == 1);
@@ -235,31 +239,35 @@ inline PageHeader* page_of(const void* p) {
     return __builtin_expect(left < 0, 0);
 }
 
-// The hook's test: is this thread's profiler hook stopped? One cmp of
-// sample_unit with hook_stopped, a memory operand, and one not-taken branch:
-// 2 instructions (scripts/alloc_hook_instructions.sh). GCC 12 emits that from
-// a plain read compared with -1; an atomic load, compared with -1 or with 0,
-// took a separate load. start() and stop() write the word from their own
+// This thread's fast_limit. start() and stop() write the word from their own
 // thread, so under ThreadSanitizer it is read atomically; elsewhere a plain
-// aligned 8-byte read is what x86-64 makes of a relaxed load anyway. Plain, a
-// compiler may keep it in a register across a loop with no call in it, where
-// a poke would go unseen: the entries are out of line (pool.cpp), so every
-// allocation through them reads it afresh.
-[[gnu::always_inline]] inline bool hook_is_stopped() {
+// aligned 8-byte read is what x86-64 makes of a relaxed load anyway, and GCC
+// folds it into the compare (scripts/alloc_hook_instructions.sh counts it).
+// Plain, a compiler may keep it in a register across a loop with no call in
+// it, where a poke would go unseen: the entries are out of line (pool.cpp), so
+// every allocation through them reads it afresh.
+[[gnu::always_inline]] inline uint64_t fast_limit_now() {
 #if defined(__SANITIZE_THREAD__)
-    return __builtin_expect(__atomic_load_n(&sample_unit, __ATOMIC_RELAXED) == hook_stopped, 1);
+    return __atomic_load_n(&fast_limit, __ATOMIC_RELAXED);
 #else
-    return __builtin_expect(sample_unit == hook_stopped, 1);
+    return fast_limit;
 #endif
 }
 
-// The hook of every entry, before it allocates: whether this allocation of
-// `size` bytes goes to the profiler. Its count does not depend on the block,
-// so what follows it is the unprofiled path itself, which an entry tail-calls.
-[[gnu::always_inline]] inline bool must_sample(size_t size) { return !hook_is_stopped() && counted_out(size); }
+// The hook of the big and managed entries and of alloc_not_fast, before the
+// allocation: whether this allocation of `size` bytes goes to the profiler. Its
+// count does not depend on the block, so what follows it is the unprofiled path
+// itself, which an entry tail-calls (with the hook after the allocation, the
+// entry kept size and type alive across the call, in a frame of its own).
+[[gnu::always_inline]] inline bool must_sample(size_t size) {
+    return __builtin_expect(fast_limit_now() == hook_sampling_limit, 0) && counted_out(size);
+}
 
 // Allocations the profiler records: allocated untracked, then recorded (pool.cpp).
 [[gnu::cold, gnu::noinline]] void* alloc_sampled(size_t size, const TypeInfo* type);
+// What the small entries' fast path leaves: big sizes, and every allocation
+// while the profiler samples (fast_limit is then 0).
+[[gnu::noinline]] void* alloc_not_fast(size_t size, const TypeInfo* type);
 [[gnu::cold, gnu::noinline]] void* big_alloc_sampled(size_t size, const TypeInfo* type);
 [[gnu::cold, gnu::noinline]] void* managed_alloc_sampled(size_t size, size_t alignment, const TypeInfo* type);
 
@@ -270,17 +278,19 @@ inline PageHeader* page_of(const void* p) {
 template <bool Profiled = true>
 inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
     using namespace detail;
-    // The hook comes first: its count does not depend on the block, so what
-    // follows is the unprofiled path itself, slow paths still tail calls, and
-    // nothing (the type) is kept alive for after the allocation.
-    if constexpr (Profiled) {
-        if (must_sample(size)) return alloc_sampled(size, type);
-    }
 #if BENCHFP_INJECT_ALLOC_SLOWDOWN > 0
     // Only in builds configured to test the regression gate (see CMakeLists.txt).
     for (int step = 0; step < BENCHFP_INJECT_ALLOC_SLOWDOWN; ++step) asm volatile("");
 #endif
-    if (__builtin_expect(size > max_small_size, 0)) return big_alloc_untracked(size);
+    // The hook is in the compare: fast_limit is max_small_size + 1 while the
+    // profiler is stopped, 0 while it samples (see there). What follows is the
+    // unprofiled path itself, slow paths still tail calls, and nothing (the
+    // type) is kept alive for after the allocation.
+    if constexpr (Profiled) {
+        if (__builtin_expect(size >= fast_limit_now(), 0)) return alloc_not_fast(size, type);
+    } else {
+        if (__builtin_expect(size > max_small_size, 0)) return big_alloc_untracked(size);
+    }
     const unsigned c = size_class_of(size);
     Heap* h = this_thread_heap;
     FreeObject* head = h->classes[c].free;

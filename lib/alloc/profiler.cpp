@@ -97,7 +97,8 @@ std::atomic<uint64_t> session{0};
 
 struct ThreadState {
     std::shared_ptr<ThreadBuffer> buffer;
-    int64_t* unit = &detail::sample_unit;  // this thread's hook state: start() and stop() set it
+    uint64_t* limit = &detail::fast_limit;  // this thread's hook state: start() and stop() set it
+    int64_t* unit = &detail::sample_unit;
     int64_t* countdown = &detail::sample_countdown;
     uint64_t armed_session = 0;
     uint64_t rng = 0;  // xorshift64*
@@ -216,11 +217,13 @@ Shard& shard_of(uintptr_t address) { return shards[(address >> 6) % shard_count]
 
 // This thread's hook: count `unit`s (count_bytes or count_allocations) and
 // call record_slow once more than `left` have passed. Written atomically, as
-// start() and stop() write these words from other threads; the unit
-// sequentially consistent, as record_slow reads profiler_enabled after it.
+// start() and stop() write these words from other threads; the limit last
+// (it turns the hook on) and sequentially consistent, as record_slow reads
+// profiler_enabled after it.
 void arm(int64_t unit, int64_t left) {
     __atomic_store_n(&detail::sample_countdown, left, __ATOMIC_RELAXED);
-    __atomic_store_n(&detail::sample_unit, unit, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&detail::sample_unit, unit, __ATOMIC_RELAXED);
+    __atomic_store_n(&detail::fast_limit, detail::hook_sampling_limit, __ATOMIC_SEQ_CST);
 }
 
 // What start() writes in every known thread's count: far below anything a
@@ -279,9 +282,9 @@ double sample_weight(ThreadState& t, size_t size) {
 // The profiler is stopped: this thread's hook stops counting, unless start()
 // ran meanwhile. The sequentially consistent store and load pair with start()'s
 // (Dekker): either this thread sees the profiler on, or start() pokes this
-// thread's unit after the store below, so no thread stays stopped by a race.
+// thread's limit after the store below, so no thread stays stopped by a race.
 bool stays_stopped() {
-    __atomic_store_n(&detail::sample_unit, detail::hook_stopped, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&detail::fast_limit, detail::hook_stopped_limit, __ATOMIC_SEQ_CST);
     return !__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST);
 }
 
@@ -361,7 +364,8 @@ void start(const Options& options) {
     __atomic_store_n(&profiler_enabled, true, __ATOMIC_SEQ_CST);
     // Every known thread's next allocation arms its count for this session;
     // threads not known yet do so on their first allocation (pool.cpp). The
-    // unit first (after profiler_enabled: see stays_stopped), the count last:
+    // unit, then the limit, which turns the hook on (after profiler_enabled:
+    // see stays_stopped), the count last:
     // a thread that arms meanwhile either keeps its own arm for this session
     // or finds `poked` and arms afresh. A thread inside its hook's plain
     // read-modify-write while this runs (only when start() is called while it
@@ -370,7 +374,8 @@ void start(const Options& options) {
     // out, in the new unit. Under ThreadSanitizer the count is atomic.
     std::lock_guard lock(buffers_mutex);
     for (ThreadState* t : live_threads) {
-        __atomic_store_n(t->unit, detail::count_allocations, __ATOMIC_SEQ_CST);
+        __atomic_store_n(t->unit, detail::count_allocations, __ATOMIC_RELAXED);
+        __atomic_store_n(t->limit, detail::hook_sampling_limit, __ATOMIC_SEQ_CST);
         __atomic_store_n(t->countdown, poked, __ATOMIC_RELAXED);
     }
     arm(detail::count_allocations, poked);
@@ -382,7 +387,7 @@ void stop() {
     // that arms again after this finds the profiler stopped there and stops
     // itself; one inside its hook counts once more.
     std::lock_guard lock(buffers_mutex);
-    for (ThreadState* t : live_threads) __atomic_store_n(t->unit, detail::hook_stopped, __ATOMIC_RELAXED);
+    for (ThreadState* t : live_threads) __atomic_store_n(t->limit, detail::hook_stopped_limit, __ATOMIC_RELAXED);
 }
 
 
