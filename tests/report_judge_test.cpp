@@ -298,6 +298,33 @@ TEST(Judge, ReadsAggregatesOnlyFiles) {
     EXPECT_NE(r.time_from.find("aggregates"), std::string::npos) << r.time_from;
 }
 
+// A count with a limit is a difference of counts (the stopped hook's
+// instructions), whose best value is 0: judged by its limit, not as a ratio to
+// its baseline (0 / 0 was an invalid value and failed the gate at its best).
+TEST(Judge, ALimitedCountIsJudgedByItsLimitAlone) {
+    Tolerances t;
+    t.instruction_limits["hook"] = 2;
+    RunResults base = run({{"g/a", 100}});
+    base.instructions["hook"] = 2;
+    base.instructions["total"] = 46;
+    for (const double hook : {0.0, 2.0, 1.0}) {
+        RunResults cur = run({{"g/a", 100}});
+        cur.instructions["hook"] = hook;
+        cur.instructions["total"] = 46;
+        const Judgement j = judge(cur, base, t);
+        EXPECT_EQ(row(j, "hook", "instructions").verdict, RowVerdict::invariant) << hook;
+        EXPECT_DOUBLE_EQ(row(j, "hook", "instructions").baseline, 2.0);
+        EXPECT_FALSE(j.failed()) << hook;
+    }
+    RunResults over = run({{"g/a", 100}});
+    over.instructions["hook"] = 2.5;
+    over.instructions["total"] = 46;
+    EXPECT_EQ(row(judge(over, base, t), "hook", "instructions").verdict, RowVerdict::over_limit);
+    over.instructions["hook"] = 0;
+    over.instructions["total"] = 48;  // the counts themselves still regress against their baselines
+    EXPECT_EQ(row(judge(over, base, t), "total", "instructions").verdict, RowVerdict::regression);
+}
+
 // No baseline for the machine: only the absolute limits judge. Times are never
 // red for it; a value a limit needs that the run lacks is never green.
 TEST(Judge, WithoutABaselineOnlyTheLimitsJudge) {

@@ -224,11 +224,25 @@ void judge_ratios(Judgement& j, const RunResults& current, const RunResults& bas
     }
 }
 
+// A count with an absolute limit is a difference of two counts (the stopped
+// hook's instructions: hooked minus compiled out), whose best value is 0: its
+// ratio to its baseline says nothing (0 / 0 read as an invalid value), so its
+// limit alone judges it, with its baseline shown beside it. The counts it is
+// the difference of are judged against their baselines.
 void judge_instructions(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
     for (const std::string& id : keys_of(current.instructions, baseline.instructions)) {
         const double* limit = find_in(t.instruction_limits, id);
-        j.rows.push_back(judged(id, "instructions", find_in(current.instructions, id),
-                                find_in(baseline.instructions, id), t.instructions, limit ? *limit : 0));
+        const double* base = find_in(baseline.instructions, id);
+        if (!limit) {
+            j.rows.push_back(judged(id, "instructions", find_in(current.instructions, id), base, t.instructions, 0));
+            continue;
+        }
+        Row row = judged(id, "instructions", find_in(current.instructions, id), nullptr, t.instructions, *limit);
+        if (base) {
+            row.baseline = *base;
+            if (row.verdict == RowVerdict::added) row.verdict = RowVerdict::invariant, row.note = "judged by its limit";
+        }
+        j.rows.push_back(row);
     }
 }
 
