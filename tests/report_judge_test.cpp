@@ -323,6 +323,8 @@ TEST(Judge, ALimitedCountIsJudgedByItsLimitAlone) {
     over.instructions["hook"] = 0;
     over.instructions["total"] = 48;  // the counts themselves still regress against their baselines
     EXPECT_EQ(row(judge(over, base, t), "total", "instructions").verdict, RowVerdict::regression);
+    t.instruction_limits["total"] = 0;  // 0 is no limit: still judged against its baseline
+    EXPECT_EQ(row(judge(over, base, t), "total", "instructions").verdict, RowVerdict::regression);
 }
 
 // No baseline for the machine: only the absolute limits judge. Times are never

@@ -54,8 +54,12 @@ void hand_over(void* heap) {
     // flight) goes to the next thread that needs one, instead of leaking; its
     // wholly free pages go back to the OS first.
     auto* h = static_cast<Heap*>(heap);
-    trim_heap(h, 0);
-    if (h->sampled) trim_heap(h->sampled, 0);
+    try {
+        trim_heap(h, 0);
+        if (h->sampled) trim_heap(h->sampled, 0);
+    } catch (const std::bad_alloc&) {
+        // trim's page lists could not grow: the heap is handed over untrimmed.
+    }
     std::lock_guard lock(orphans_mutex);
     h->next_orphan = orphans;
     orphans = h;
@@ -450,15 +454,17 @@ size_t trim_heap(Heap* h, size_t keep_bytes) {
         take_back_remote(h, c);
         const std::vector<PageHeader*> pages = choose_pages(h, c, keep_bytes);
         if (pages.empty()) continue;
+        h->released_pages.reserve(h->released_pages.size() + pages.size());  // before any change: may throw
         unlink_released(h, c);
-        h->released_pages.reserve(h->released_pages.size() + pages.size());
         for (PageHeader* page : pages) {
             // The page reads as zeros from here: owner_word 0, so a stale free of
             // one of its objects is reported ("never handed out"), not pushed.
-            madvise(page, page_size, MADV_DONTNEED);
+            // Where madvise fails the page stays resident, free, and is reused
+            // the same way; it is not counted as released.
+            if (madvise(page, page_size, MADV_DONTNEED) == 0) released += page_size;
+            else page->owner_word = 0;
             h->released_pages.push_back(reinterpret_cast<char*>(page));
         }
-        released += pages.size() * page_size;
     }
     released_pages.fetch_add(released / page_size, std::memory_order_relaxed);
     return released;

@@ -1,9 +1,10 @@
 #pragma once
 // benchfp's pool allocator: size-class pools of 16 KiB pages, one heap per
-// thread, explicit free. The fast path is here, inline: a table lookup, a
-// free-list pop, and the profiler hook (stopped: one load and one not-taken
-// branch; sampling: a count decrement and one not-taken branch). Everything
-// slow is out of line in pool.cpp.
+// thread, explicit free. The fast path is here, inline: a size compare, a
+// table lookup and a free-list pop; the profiler hook is in the size compare
+// (stopped: no instruction of its own; sampling: every allocation leaves the
+// fast path to be counted, see fast_limit). Everything slow is out of line in
+// pool.cpp.
 //
 // The entry points follow Julia's (see the profiler seed):
 //   pool_alloc(size)         exported entry of "generated code": records with an unknown type
@@ -80,7 +81,7 @@
 namespace benchfp::alloc {
 
 // Whether the profiler is recording (profiler.hpp starts and stops it). Only
-// slow paths read it: the hot paths see the profiler through sample_unit and
+// slow paths read it: the hot paths see the profiler through fast_limit and
 // the page's owner word below.
 extern bool profiler_enabled;
 
@@ -371,7 +372,9 @@ size_t big_release_threshold();
 // counts as wholly free when every object it holds is on the heap's free lists
 // (frees by other threads are taken back first); the page a class is carving
 // stays. Released pages go to the heap's list of released pages, where its next
-// new page of any class comes from (faulting in zero pages).
+// new page of any class comes from (faulting in zero pages). The thread's
+// sampled objects' pages (the profiler's, see sampled_block) are trimmed
+// keeping none.
 // Only here and at thread exit (keep 0: nobody uses the heap until a new thread
 // adopts it): the fast paths keep no count of a page's live objects, which a
 // release on the page's last free would need (mimalloc's page->used), so a

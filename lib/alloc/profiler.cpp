@@ -364,19 +364,20 @@ void start(const Options& options) {
     __atomic_store_n(&profiler_enabled, true, __ATOMIC_SEQ_CST);
     // Every known thread's next allocation arms its count for this session;
     // threads not known yet do so on their first allocation (pool.cpp). The
-    // unit, then the limit, which turns the hook on (after profiler_enabled:
-    // see stays_stopped), the count last:
-    // a thread that arms meanwhile either keeps its own arm for this session
-    // or finds `poked` and arms afresh. A thread inside its hook's plain
-    // read-modify-write while this runs (only when start() is called while it
-    // counts: the profiler running, or just stopped) can overwrite `poked`
-    // with its old count; it then samples this session from when that runs
-    // out, in the new unit. Under ThreadSanitizer the count is atomic.
+    // unit and the count (`poked`) first, then the limit, which turns the hook
+    // on (after profiler_enabled: see stays_stopped): a stopped thread starts
+    // counting from `poked`, never from a count left over from an earlier
+    // session. A thread that arms meanwhile either keeps its own arm for this
+    // session or finds `poked` and arms afresh. A thread inside its hook's
+    // plain read-modify-write while this runs (only when start() is called
+    // while it counts: the profiler running, or just stopped) can overwrite
+    // `poked` with its old count; it then samples this session from when that
+    // runs out, in the new unit. Under ThreadSanitizer the count is atomic.
     std::lock_guard lock(buffers_mutex);
     for (ThreadState* t : live_threads) {
         __atomic_store_n(t->unit, detail::count_allocations, __ATOMIC_RELAXED);
-        __atomic_store_n(t->limit, detail::hook_sampling_limit, __ATOMIC_SEQ_CST);
         __atomic_store_n(t->countdown, poked, __ATOMIC_RELAXED);
+        __atomic_store_n(t->limit, detail::hook_sampling_limit, __ATOMIC_SEQ_CST);
     }
     arm(detail::count_allocations, poked);
 }
@@ -387,7 +388,9 @@ void stop() {
     // that arms again after this finds the profiler stopped there and stops
     // itself; one inside its hook counts once more.
     std::lock_guard lock(buffers_mutex);
-    for (ThreadState* t : live_threads) __atomic_store_n(t->limit, detail::hook_stopped_limit, __ATOMIC_RELAXED);
+    // Sequentially consistent, as arm()'s store of the limit, so that a thread
+    // arming in record_slow either sees profiler_enabled false or is stopped here.
+    for (ThreadState* t : live_threads) __atomic_store_n(t->limit, detail::hook_stopped_limit, __ATOMIC_SEQ_CST);
 }
 
 

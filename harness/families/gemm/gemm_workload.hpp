@@ -40,7 +40,8 @@ private:
         int m_ways = 1, n_ways = 1;  // m_ways * n_ways == threads
         bool b_in_place = false;     // B read where it lies rather than packed
     };
-    static ThreadSplit split_threads(size_t m_panels, int threads);
+    // m_panels MR-row panels of A, n_panels NR-column panels of a block of B.
+    static ThreadSplit split_threads(size_t m_panels, size_t n_panels, int threads);
     void pack_b_share(const Block& blk, int ithr, int nthr) const;
     jit::GemmArgs b_panel(const Block& blk, size_t q, float* tail) const;
     void run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) const;

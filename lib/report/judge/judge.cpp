@@ -233,7 +233,7 @@ void judge_instructions(Judgement& j, const RunResults& current, const RunResult
     for (const std::string& id : keys_of(current.instructions, baseline.instructions)) {
         const double* limit = find_in(t.instruction_limits, id);
         const double* base = find_in(baseline.instructions, id);
-        if (!limit) {
+        if (!limit || *limit <= 0) {  // 0: no limit (model.hpp)
             j.rows.push_back(judged(id, "instructions", find_in(current.instructions, id), base, t.instructions, 0));
             continue;
         }
