@@ -23,6 +23,13 @@
 # Exit status: 0 everything ran and passed, 1 a failure, a regression or an ISA
 # asked for and not tested, 2 bad usage or input.
 set -uo pipefail
+# oneDNN's OpenMP workers spin for milliseconds after each of its runs (libgomp's
+# default wait policy): on 2 cores they took a vCPU from the chunks of our
+# 2-thread cases that followed, whose mean time doubled (gemm m64n1024k1024 at
+# 2 threads: mean 1.3-2.3 ms beside a minimum of 0.8; passive: 0.88-1.03) and
+# whose minimum did too in some quick gates. The gate times our kernels; the
+# peer only informs. libgomp reads this when it loads, so it is set here.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 cd "$(dirname "$0")/.."
 source scripts/lib/gate_common.sh
 

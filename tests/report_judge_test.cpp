@@ -252,6 +252,24 @@ TEST(Judge, ReadsBenchfpPerfResults) {
     std::filesystem::remove(empty);
 }
 
+// The same problem on 1 and 2 threads is two cases, two benchmarks: merged,
+// a 2-thread time was judged against the 1-thread one's baseline.
+TEST(Judge, ACaseOnMoreThreadsIsABenchmarkOfItsOwn) {
+    const auto kase = [](const std::string& threads, double min_ms) {
+        return "{\"state\": \"PASSED\", \"spec\": {\"kernel\": \"gemm\", \"alg\": \"f32\", \"isa\": \"avx2\", "
+               "\"frame\": \"clobber\", \"mode\": \"perf\", \"problem\": \"m64n64k64\"" + threads +
+               "}, \"perf\": {\"min_ms\": " + std::to_string(min_ms) + "}}";
+    };
+    const std::string path = write_temp("threads.json",
+        "{\"benchfp\": {\"schema\": \"benchfp.results/1\"}, \"host\": {\"cpu\": \"cpu\", \"isa\": \"avx2\", \"cores\": 2}, "
+        "\"cases\": [" + kase(", \"threads\": 1", 2.0) + ", " + kase(", \"threads\": 2", 1.1) + ", " + kase("", 2.2) + "]}");
+    const RunResults r = read_run(path);
+    std::filesystem::remove(path);
+    ASSERT_EQ(r.benchmarks.size(), 2u);  // no threads field: a file from before, 1 thread
+    EXPECT_DOUBLE_EQ(r.benchmarks.at("kernel/gemm/f32/avx2/m64n64k64/clobber").min_ns, 2e6);
+    EXPECT_DOUBLE_EQ(r.benchmarks.at("kernel/gemm/f32/avx2/m64n64k64@2t/clobber").min_ns, 1.1e6);
+}
+
 // A plain Google Benchmark file: the machine is what its own context says, and
 // without benchfp's keys the CPU model and ISA are unknown -- never a match,
 // not even with itself.

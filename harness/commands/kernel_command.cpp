@@ -29,7 +29,7 @@ namespace {
 nlohmann::json spec_json(const KernelCase& c) {
     nlohmann::json spec = {{"kernel", c.spec.kernel}, {"alg", c.spec.alg},
                            {"isa", jit::to_string(c.spec.isa)}, {"frame", jit::to_string(c.spec.frame)},
-                           {"mode", to_string(c.mode)}, {"problem", c.problem}};
+                           {"mode", to_string(c.mode)}, {"problem", c.problem}, {"threads", c.threads}};
     if (c.expect) spec["expect"] = perf::to_string(*c.expect);
     return spec;
 }

@@ -127,7 +127,10 @@ std::optional<Interval> interval_of(const In& paired) {
 }
 
 // benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
-// per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>", with
+// per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>" (the
+// problem followed by "@<threads>t" for a case on more than one thread: the
+// same problem on 1 and 2 threads is two cases, whose times were merged into
+// one, the 2-thread one judged against the 1-thread one's baseline), with
 // its minimum time per call; a case's frame policies are its group's variants,
 // paired with the first policy ("paired": median ratio and interval), and the
 // group's A/A control ("aa").
@@ -142,7 +145,13 @@ RunResults benchfp_results(const In& doc) {
         if (c.expect_object().string_or("state", "") != "PASSED" || !c.has("perf")) continue;
         const In spec = c.at("spec");
         std::string name = "kernel";
-        for (const char* key : {"kernel", "alg", "isa", "problem", "frame"}) name.append("/").append(spec.string(key));
+        for (const char* key : {"kernel", "alg", "isa", "problem", "frame"}) {
+            name.append("/").append(spec.string(key));
+            if (std::string(key) == "problem" && spec.has("threads")) {
+                const double threads = spec.number("threads", {1, 1 << 20});
+                if (threads > 1) name.append("@").append(std::to_string(static_cast<long>(threads))).append("t");
+            }
+        }
         const In perf = c.at("perf");
         const double ms = perf.number("min_ms", {ranges::time_ns.lo * 1e-6, ranges::time_ns.hi * 1e-6});
         Measurement& m = r.benchmarks[name];

@@ -20,7 +20,8 @@ namespace benchfp::report {
 //   the suite computes one, else its median, else its mean -- RunResults::time_from
 //   says which. The machine comes from the context (report/machine.hpp).
 // - benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
-//   per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>", its
+//   per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>" (the
+//   problem followed by "@<N>t" on N > 1 threads), its
 //   minimum time per call.
 RunResults read_run(const std::string& path);
 RunResults parse_run(const nlohmann::json& doc, const std::string& path);
