@@ -59,7 +59,7 @@ class CanariesFma : public Canaries {};
 TEST_P(CanariesFma, Gemm) {
     const GemmTile tile = gemm_tile(isa());
     const GemmArgs args{buf.a.data(), buf.b.data(), buf.c.data(), size_t(tile.nr) * 4, 9, 0.5f,
-                        size_t(tile.nr) * 4, size_t(tile.nr)};
+                        size_t(tile.nr) * 4, size_t(tile.nr), size_t(tile.mr)};
     expect_restored(*make_gemm_kernel(isa(), policy()), &args);
 }
 

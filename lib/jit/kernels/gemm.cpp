@@ -3,6 +3,7 @@
 #include "jit/vector_generator.hpp"
 
 #include <stdexcept>
+#include <vector>
 
 namespace benchfp::jit {
 
@@ -40,8 +41,12 @@ public:
 
 private:
     int nv() const { return nr_ / width; }  // vectors per C row of the body being written
+    // The row counts with a body of their own, ascending; the last is the tile's.
+    // A short last M panel (m64 at MR 12 is five panels and 4 rows) then costs
+    // its rows rounded up to 4 (2 at avx2), not a whole tile.
+    std::vector<int> row_counts() const { return Base::is_avx512 ? std::vector{4, 8, 12} : std::vector{2, 4, 6}; }
     // Registers: accumulators first, then B vectors, then the A broadcast.
-    Vmm acc(int i, int j) const { return Vmm(i * nv() + j); }
+    Vmm acc(int i, int j) const { return Vmm(i * nv() + j); }  // registers as laid out for the full tile
     Vmm bvec(int j) const { return Vmm(tile_.mr * nv() + j); }
     Vmm abcast(int i) const { return Vmm(tile_.mr * nv() + nv() + (i % 2)); }
 
@@ -54,7 +59,7 @@ private:
         for (int line = 0; line < nr_ * 4; line += 64) this->prefetcht0(this->ptr[reg_b_ + reg_b_ahead_ + line]);
         if (step % 2 == 0) this->prefetcht0(this->ptr[reg_a_ + (step + prefetch_distance) * a_bytes]);
         this->add(reg_b_, reg_ldb_);
-        for (int i = 0; i < tile_.mr; ++i) {
+        for (int i = 0; i < rows_; ++i) {
             const auto a = reg_a_ + step * a_bytes + i * 4;
             if constexpr (Base::is_avx512 && embedded_broadcast) {
                 for (int j = 0; j < nv(); ++j) this->vfmadd231ps(acc(i, j), bvec(j), this->ptr_b[a]);
@@ -76,31 +81,44 @@ private:
         this->imul(reg_b_ahead_, reg_ldb_, prefetch_distance);
         this->setup_done();
 
-        // avx512: the one-vector-per-row body where the tile is 16 columns wide.
+        // avx512: the one-vector-per-row bodies where the tile is 16 columns wide.
         const int narrow = Base::is_avx512 ? tile_.nr / 2 : 0;
-        Xbyak::Label narrow_body;
+        Xbyak::Label done;
         if (narrow) {
+            Xbyak::Label wide;
             this->cmp(this->qword[p + offsetof(GemmArgs, nr)], narrow);
-            this->je(narrow_body, Xbyak::CodeGenerator::T_NEAR);
+            this->jne(wide, Xbyak::CodeGenerator::T_NEAR);
+            bodies(narrow, done);
+            this->L(wide);
         }
-        body(tile_.nr);
-        if (narrow) {
-            Xbyak::Label done;
+        bodies(tile_.nr, done);
+        this->L(done);
+    }
+
+    // One body per row count for nr columns, the smallest that covers args.mr taken.
+    void bodies(int nr, const Xbyak::Label& done) {
+        const std::vector<int> rows = row_counts();
+        for (size_t r = 0; r < rows.size(); ++r) {
+            Xbyak::Label next;
+            if (r + 1 < rows.size()) {
+                this->cmp(this->qword[this->abi_param + offsetof(GemmArgs, mr)], rows[r]);
+                this->ja(next, Xbyak::CodeGenerator::T_NEAR);
+            }
+            body(rows[r], nr);
             this->jmp(done, Xbyak::CodeGenerator::T_NEAR);
-            this->L(narrow_body);
-            body(narrow);
-            this->L(done);
+            this->L(next);
         }
     }
 
-    // The tile for nr columns: C[mr x nr] = A * B + beta * C.
-    void body(int nr) {
+    // The tile's first `rows` rows for nr columns: C[rows x nr] = A * B + beta * C.
+    void body(int rows, int nr) {
+        rows_ = rows;
         nr_ = nr;
         const auto& p = this->abi_param;
-        for (int i = 0; i < tile_.mr; ++i)
+        for (int i = 0; i < rows_; ++i)
             for (int j = 0; j < nv(); ++j) this->uni_zero(acc(i, j));
         // Prefetch the C tile for writing while the k loop runs.
-        for (int i = 0; i < tile_.mr; ++i) {
+        for (int i = 0; i < rows_; ++i) {
             this->prefetchw(this->ptr[reg_c_]);
             this->prefetchw(this->ptr[reg_c_ + nr * 4 - 4]);
             this->add(reg_c_, reg_ldc_);
@@ -134,7 +152,7 @@ private:
         this->vxorps(Xbyak::Xmm(zero.getIdx()), Xbyak::Xmm(zero.getIdx()), Xbyak::Xmm(zero.getIdx()));
         this->vucomiss(Xbyak::Xmm(beta.getIdx()), Xbyak::Xmm(zero.getIdx()));
         this->je(overwrite, Xbyak::CodeGenerator::T_NEAR);
-        for (int i = 0; i < tile_.mr; ++i) {
+        for (int i = 0; i < rows_; ++i) {
             for (int j = 0; j < nv(); ++j) {
                 const auto c = this->ptr[reg_c_ + j * width * 4];
                 this->vfmadd231ps(acc(i, j), beta, c);
@@ -144,14 +162,15 @@ private:
         }
         this->jmp(stored, Xbyak::CodeGenerator::T_NEAR);
         this->L(overwrite);
-        for (int i = 0; i < tile_.mr; ++i) {
+        for (int i = 0; i < rows_; ++i) {
             for (int j = 0; j < nv(); ++j) this->vmovups(this->ptr[reg_c_ + j * width * 4], acc(i, j));
             this->add(reg_c_, reg_ldc_);
         }
         this->L(stored);
     }
 
-    GemmTile tile_;  // the widest tile: its nr
+    GemmTile tile_;  // the widest tile: its nr, and the A panel's rows
+    int rows_ = 0;   // the rows of the body being written
     int nr_ = 0;     // the columns of the body being written
     Xbyak::Reg64 reg_a_, reg_b_, reg_c_, reg_ldc_, reg_k_, reg_ldb_, reg_b_ahead_;
 };

@@ -32,6 +32,9 @@ struct GemmArgs {
                       // panel, the row stride of B when the driver reads B in place
     size_t nr;        // the tile's columns, gemm_tile(isa, n).nr: at avx512, 16 takes the
                       // one-vector-per-row path, anything else the two-vector one
+    size_t mr;        // rows of C wanted, 1..gemm_tile().mr: the kernel computes and stores
+                      // the smallest row count it has a body for (4, 8, 12 at avx512;
+                      // 2, 4, 6 at avx2) that covers them; a is still an mr-row panel
 };
 
 bool gemm_supports(Isa isa);
