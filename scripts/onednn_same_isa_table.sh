@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The README's table of the elementwise, reduction, softmax and convolution
-# kernels beside oneDNN at the same ISA. oneDNN takes one ISA cap per process (ONEDNN_MAX_CPU_ISA), so each
-# ISA is a run of its own with oneDNN capped to it; `--vs=onednn` without the cap
-# compares with oneDNN at the host's best ISA. Prints a Markdown row per kernel x
-# ISA: clobber's minimum time, its bandwidth, and the ratios of minimum times,
-# the other's over ours (> 1: faster than oneDNN, or than memcpy of the input).
+# kernels beside oneDNN at the same ISA. oneDNN takes one ISA cap per process
+# (ONEDNN_MAX_CPU_ISA), so each ISA is a run of its own with oneDNN capped to
+# it; `--vs=onednn` without the cap compares with oneDNN at the host's best ISA.
+# Prints a Markdown row per kernel x ISA: clobber's minimum time, its bandwidth,
+# and the ratios of minimum times, the other's over ours (> 1: faster than
+# oneDNN, or than memcpy of the input; conv: its fraction of the FMA peak).
 # Usage: scripts/onednn_same_isa_table.sh [BUILD_DIR]   (default build; run on an idle machine)
 set -euo pipefail
 cd "$(dirname "$0")/.."

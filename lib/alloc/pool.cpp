@@ -47,6 +47,7 @@ size_t orphan_count = 0;
 
 pthread_key_t heap_key;
 
+// Releases heap h's wholly free pages past keep_bytes, then its sampled heap's (see trim()).
 size_t trim_heap(Heap* h, size_t keep_bytes);
 
 void hand_over(void* heap) {
@@ -56,7 +57,6 @@ void hand_over(void* heap) {
     auto* h = static_cast<Heap*>(heap);
     try {
         trim_heap(h, 0);
-        if (h->sampled) trim_heap(h->sampled, 0);
     } catch (const std::bad_alloc&) {
         // trim's page lists could not grow: the heap is handed over untrimmed.
     }
@@ -371,19 +371,33 @@ namespace {
 
 // An object of class c from heap h, once its free list is empty: what other
 // threads freed, else the bump area, else a new page.
+// Objects of class c a page holds.
+size_t objects_per_page(unsigned c) { return (page_size - first_object_offset(c)) / class_sizes[c]; }
+
+// Takes back everything other threads freed of class c, in one exchange, onto
+// the front of the free list (walked to its end only when it is not empty).
+void take_back_remote(Heap* h, unsigned c) {
+    FreeObject* remote = h->remote[c].exchange(nullptr, std::memory_order_acquire);
+    if (!remote) return;
+    FreeObject*& free = h->classes[c].free;
+    if (free) {
+        FreeObject* tail = remote;
+        while (tail->next) tail = tail->next;
+        tail->next = free;
+    }
+    free = remote;
+}
+
 void* take_from(Heap* h, unsigned c) {
     ClassState& state = h->classes[c];
     if (FreeObject* head = pop(state.free)) return head;  // the fast path found no heap yet
-    // Take back everything other threads freed, in one exchange.
-    if (FreeObject* remote = h->remote[c].exchange(nullptr, std::memory_order_acquire)) {
-        state.free = remote->next;
-        return remote;
-    }
+    take_back_remote(h, c);  // the list is empty here: one exchange, no walk
+    if (FreeObject* head = pop(state.free)) return head;
     const size_t size = class_sizes[c];
     if (state.bump + size > state.bump_end || !state.bump) {
         char* page = new_page(h, c);
         state.bump = page + first_object_offset(c);
-        state.bump_end = state.bump + (page_size - first_object_offset(c)) / size * size;
+        state.bump_end = state.bump + objects_per_page(c) * size;
     }
     void* p = state.bump;
     state.bump += size;
@@ -398,21 +412,8 @@ void* alloc_from(Heap* h, unsigned c) {
 
 void push_local(Heap* h, unsigned c, void* p) { push(h->classes[c].free, static_cast<FreeObject*>(p)); }
 
-// Objects of class c a page holds.
-size_t objects_per_page(unsigned c) { return (page_size - first_object_offset(c)) / class_sizes[c]; }
-
 // trim_mark's verdicts, above any count of a page's objects.
 constexpr uint32_t keep_page = UINT32_MAX - 1, release_page = UINT32_MAX;
-
-// Takes back what other threads freed of class c, in one exchange, onto the free list.
-void take_back_remote(Heap* h, unsigned c) {
-    FreeObject* remote = h->remote[c].exchange(nullptr, std::memory_order_acquire);
-    if (!remote) return;
-    FreeObject* tail = remote;
-    while (tail->next) tail = tail->next;
-    tail->next = h->classes[c].free;
-    h->classes[c].free = remote;
-}
 
 // Marks the pages of class c whose every object is on the free list: release_page,
 // or keep_page while `keep_bytes` lasts; and the free list's other pages with
@@ -467,6 +468,7 @@ size_t trim_heap(Heap* h, size_t keep_bytes) {
         }
     }
     released_pages.fetch_add(released / page_size, std::memory_order_relaxed);
+    if (h->sampled) released += trim_heap(h->sampled, 0);  // the profiler's pages: none kept
     return released;
 }
 
@@ -513,7 +515,7 @@ void free_slow(PageHeader* page, void* p) {
                 [&](FreeObject* head) { check_not_list_head(head, p, page); });
 }
 
-void* big_alloc_untracked(size_t size) { return big_block(size, 64); }
+void* big_alloc_untracked(size_t size) { return big_block(size, big_alloc_alignment); }
 
 void big_or_managed_free(void* p) {
     BigHeader* header = big_header(p, "invalid free");
@@ -551,13 +553,10 @@ void* alloc_unprofiled(size_t size, const TypeInfo* type) { return pool_alloc_in
 // of its own, about 12 instructions where the hook is 2 (arrays, 3 big blocks
 // in 10 allocations: hook off / compiled out 1.03).
 void* big_alloc(size_t size, const TypeInfo* type) {
-    if (detail::must_sample(size)) return detail::big_alloc_sampled(size, type);
+    if (detail::must_sample(size)) return detail::big_block_sampled(size, detail::big_alloc_alignment, type);
     return detail::big_alloc_untracked(size);
 }
-void* detail::big_alloc_sampled(size_t size, const TypeInfo* type) {
-    return record_slow(big_alloc_untracked(size), size, type);
-}
-void* detail::managed_alloc_sampled(size_t size, size_t alignment, const TypeInfo* type) {
+void* detail::big_block_sampled(size_t size, size_t alignment, const TypeInfo* type) {
     return record_slow(big_block(size, alignment), size, type);
 }
 
@@ -567,7 +566,7 @@ namespace {
 template <bool Profiled>
 void* managed_alloc_as(size_t size, size_t alignment, const TypeInfo* type) {
     if constexpr (Profiled)
-        if (detail::must_sample(size)) return detail::managed_alloc_sampled(size, alignment, type);
+        if (detail::must_sample(size)) return detail::big_block_sampled(size, alignment, type);
     return detail::big_block(size, alignment);
 }
 
@@ -606,12 +605,7 @@ PoolStats pool_stats() {
             detail::released_pages.load()};
 }
 
-size_t trim(size_t keep_bytes) {
-    detail::Heap* h = detail::this_thread_heap;
-    size_t released = detail::trim_heap(h, keep_bytes);
-    if (h->sampled) released += detail::trim_heap(h->sampled, 0);
-    return released;
-}
+size_t trim(size_t keep_bytes) { return detail::trim_heap(detail::this_thread_heap, keep_bytes); }
 
 void set_big_release_threshold(size_t bytes) {
     detail::ensure_arena();  // first: the arena's creation reads BENCHFP_POOL_RELEASE_BYTES, which this overrides

@@ -269,8 +269,9 @@ inline PageHeader* page_of(const void* p) {
 // What the small entries' fast path leaves: big sizes, and every allocation
 // while the profiler samples (fast_limit is then 0).
 [[gnu::noinline]] void* alloc_not_fast(size_t size, const TypeInfo* type);
-[[gnu::cold, gnu::noinline]] void* big_alloc_sampled(size_t size, const TypeInfo* type);
-[[gnu::cold, gnu::noinline]] void* managed_alloc_sampled(size_t size, size_t alignment, const TypeInfo* type);
+// The big and managed entries' (big_alloc's blocks are aligned to big_alloc_alignment).
+inline constexpr size_t big_alloc_alignment = 64;
+[[gnu::cold, gnu::noinline]] void* big_block_sampled(size_t size, size_t alignment, const TypeInfo* type);
 
 }  // namespace detail
 

@@ -145,13 +145,10 @@ RunResults benchfp_results(const In& doc) {
         if (c.expect_object().string_or("state", "") != "PASSED" || !c.has("perf")) continue;
         const In spec = c.at("spec");
         std::string name = "kernel";
-        for (const char* key : {"kernel", "alg", "isa", "problem", "frame"}) {
-            name.append("/").append(spec.string(key));
-            if (std::string(key) == "problem" && spec.has("threads")) {
-                const double threads = spec.number("threads", {1, 1 << 20});
-                if (threads > 1) name.append("@").append(std::to_string(static_cast<long>(threads))).append("t");
-            }
-        }
+        for (const char* key : {"kernel", "alg", "isa", "problem"}) name.append("/").append(spec.string(key));
+        const long threads = spec.has("threads") ? static_cast<long>(spec.number("threads", {1, 1 << 20})) : 1;
+        if (threads > 1) name.append("@").append(std::to_string(threads)).append("t");
+        name.append("/").append(spec.string("frame"));
         const In perf = c.at("perf");
         const double ms = perf.number("min_ms", {ranges::time_ns.lo * 1e-6, ranges::time_ns.hi * 1e-6});
         Measurement& m = r.benchmarks[name];
