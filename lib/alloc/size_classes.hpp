@@ -31,6 +31,9 @@ namespace detail {
 // class_of_granule[(size + 7) / 8]: the smallest class that holds size. In
 // 8-byte granules, so the 8-byte class needs no branch of its own (a table of
 // 255 bytes instead of 128 and a compare and a taken branch on every size above 8).
+// Indexed by the size itself (2 KiB), it saved the add and the shift, but made the
+// hooked entry slower against the unhooked one: small_churn's hook off / compiled
+// out read 1.053 over four code layouts, against 1.018 with granules (AMD Zen 4).
 constexpr auto make_class_table() {
     std::array<uint8_t, max_small_size / 8 + 1> table{};
     for (size_t g = 0; g < table.size(); ++g) {
