@@ -92,13 +92,18 @@ constexpr size_t nc_block = 1024;
 constexpr size_t mc_tiles = 8;  // MC = mc_tiles * MR
 }  // namespace
 
-// At most this many MR-row panels of A, B is read in place rather than packed:
-// each B element then serves at most 4 * MR rows, too few to repay a pass that
-// reads and writes all of B (m16n4096k1024 spent more time packing than in FMAs).
-// Two, not more: at avx2 (MR 6) m16 is three panels, and reading its B in place
-// (16-float rows 16 KiB apart) measured 4.59 ms against 3.18 ms packed; at
-// avx512 (MR 12) it is two panels and in place gained (3.42 to 2.27 ms).
-constexpr size_t in_place_max_m_panels = 2;
+// Up to this many MR-row panels of A, B is read in place rather than packed:
+// its panels then come from memory once per M block of mc_tiles panels, and
+// the pass that reads and writes all of B is saved. It depends on the panel's
+// width (Zen 4 guest, 1 thread unless said):
+// - 16 columns (avx2, and avx512's narrow tile), one cache line per row of B:
+//   two panels. At avx2 m16n4096k1024 (three panels) read B in place in 4.59 ms
+//   and packed in 3.18; m64n1024k1024 in 2.36-2.42 ms against 1.30.
+// - 32 columns (avx512), two lines per row: sixteen. In place, m64n1024k1024
+//   took 1.21 ms against 1.30 packed (2 threads: 0.61 against 0.66-0.69), m96
+//   1.76 against 1.95, m192 3.63 against 3.72; from m256 to m1024 the two were
+//   within 1-4% either way, so larger M keeps packing.
+static size_t in_place_max_m_panels(size_t nr) { return nr >= 32 ? 16 : 2; }
 
 // beta as a float; one that overflows or underflows f32 is refused rather than
 // rounded to infinity or zero (std::stof would throw std::out_of_range, uncaught).
@@ -126,7 +131,8 @@ GemmWorkload::GemmWorkload(const KernelCase& c)
       shape_(parse_gemm_problem(c.problem, "problem")),
       tile_(jit::gemm_tile(c.spec.isa, shape_.n)),  // shape_ is declared, so initialised, first
       split_(split_threads((shape_.m + tile_.mr - 1) / tile_.mr,
-                           (std::min(nc_block, shape_.n) + tile_.nr - 1) / tile_.nr, c.threads)) {
+                           (std::min(nc_block, shape_.n) + tile_.nr - 1) / tile_.nr, c.threads,
+                           in_place_max_m_panels(tile_.nr))) {
     a_.resize(shape_.m * shape_.k);
     b_.resize(shape_.k * shape_.n);
     c_.resize(shape_.m * shape_.n);
@@ -254,9 +260,10 @@ void GemmWorkload::run_tile(jit::KernelFn kernel, jit::GemmArgs args, size_t i0,
         }
 }
 
-GemmWorkload::ThreadSplit GemmWorkload::split_threads(size_t m_panels, size_t n_panels, int threads) {
+GemmWorkload::ThreadSplit GemmWorkload::split_threads(size_t m_panels, size_t n_panels, int threads,
+                                                      size_t in_place_max) {
     ThreadSplit s;
-    s.b_in_place = m_panels <= in_place_max_m_panels;
+    s.b_in_place = m_panels <= in_place_max;
     // Split M while every thread keeps 8 A panels or more (B packed once,
     // shared); else N, so each thread packs and reads only its part of B (and
     // packs the few A panels itself): m64n1024k1024 at avx2, 2 threads, took

@@ -3,7 +3,8 @@
 // The driver packs and blocks (BLIS loop order: N blocks, K blocks with B packed
 // in NR-column panels, M blocks with A packed in MR-row panels, then tiles) and
 // calls the JIT microkernel per MR x NR tile; edge tiles go through a small
-// buffer; when A has only a few panels B is read in place instead of packed.
+// buffer; when A has only a few panels B is read in place instead of packed
+// (how few depends on the tile's width).
 // With --threads every thread packs a share of B, then the tiles are split on a
 // grid of M panels x N panels (N when M is too short to share).
 #include "families/workload.hpp"
@@ -40,8 +41,9 @@ private:
         int m_ways = 1, n_ways = 1;  // m_ways * n_ways == threads
         bool b_in_place = false;     // B read where it lies rather than packed
     };
-    // m_panels MR-row panels of A, n_panels NR-column panels of a block of B.
-    static ThreadSplit split_threads(size_t m_panels, size_t n_panels, int threads);
+    // m_panels MR-row panels of A, n_panels NR-column panels of a block of B;
+    // B in place up to in_place_max panels of A.
+    static ThreadSplit split_threads(size_t m_panels, size_t n_panels, int threads, size_t in_place_max);
     void pack_b_share(const Block& blk, int ithr, int nthr) const;
     jit::GemmArgs b_panel(const Block& blk, size_t q, float* tail) const;
     void run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) const;
