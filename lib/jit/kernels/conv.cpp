@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 namespace benchfp::jit {
 
@@ -30,11 +31,19 @@ namespace {
 // avx2 (16 registers): 6 x 2 = 12 accumulators + 2 weights + 1 broadcast.
 // avx512 (32 registers): 6 x 4 = 24 accumulators + 4 weights + 1 broadcast.
 // Both keep at least 8 FMAs independent, the 2 pipes x 4 cycles of FMA latency.
+//
+// A single column (where the taps reach into the padding) has no column to
+// reuse weights across: its FMAs take the weights from memory, and it blocks
+// nb_single oc vectors instead, so that 8 FMAs are independent. With nb 2 its
+// 2 accumulator chains ran at a quarter of the FMA rate, and the two padded
+// columns of a 28-column row cost as much as 5 inside ones.
 template <typename Vmm>
 struct Blocking {
     static constexpr int ur = 6;  // at most 6: columns are addressed from two bases (see column())
     static constexpr int nb = VectorGenerator<Vmm>::is_avx512 ? 4 : 2;
+    static constexpr int nb_single = 8;
     static_assert(ur * nb + nb + 1 <= VectorGenerator<Vmm>::vreg_count);
+    static_assert(nb_single + 1 <= VectorGenerator<Vmm>::vreg_count);
 };
 
 template <typename Vmm>
@@ -43,6 +52,7 @@ class ConvKernel final : public VectorGenerator<Vmm> {
     static constexpr int width = Base::width;
     static constexpr int UR = Blocking<Vmm>::ur;
     static constexpr int NB = Blocking<Vmm>::nb;
+    static constexpr int NB_SINGLE = Blocking<Vmm>::nb_single;
     using Label = Xbyak::Label;
     using Reg64 = Xbyak::Reg64;
     static constexpr auto near = Xbyak::CodeGenerator::T_NEAR;
@@ -88,9 +98,11 @@ private:
     }
 
     // Per pass of ur columns x nb vectors: accumulators, then weights, the broadcast, the tail mask.
+    // A single column without a tail takes its weights from memory: no weight registers.
+    static bool weights_in_memory(int ur, bool tail) { return ur == 1 && !tail; }
     static Vmm acc(int nb, int col, int v) { return Vmm(col * nb + v); }
     static Vmm wvec(int ur, int nb, int v) { return Vmm(ur * nb + v); }
-    static Vmm bcast(int ur, int nb) { return Vmm(ur * nb + nb); }
+    static Vmm bcast(int ur, int nb, bool tail) { return Vmm(ur * nb + (weights_in_memory(ur, tail) ? 0 : nb)); }
     static Vmm mask(int ur, int nb) { return Vmm(ur * nb + nb + 1); }
 
     // Column c of a block: base + c * stride, from `base` for 0..2 and `base3` (= base + 3 * stride) for 3..5.
@@ -125,14 +137,20 @@ private:
         Label loop;
         this->mov(ic_left_, shape(IC));
         this->loop_head(loop);
-        for (int v = 0; v < nb; ++v) {
-            const auto w = this->ptr[p_wei_ + v * width * 4];
-            if (tail && v == nb - 1) this->load_tail(wvec(ur, nb, v), w);
-            else this->uni_load(wvec(ur, nb, v), w);
-        }
-        for (int c = 0; c < ur; ++c) {
-            this->uni_broadcast(bcast(ur, nb), this->ptr[column(p_src_, p_src3_, col_, c)]);
-            for (int v = 0; v < nb; ++v) this->vfmadd231ps(acc(nb, c, v), wvec(ur, nb, v), bcast(ur, nb));
+        const Vmm b = bcast(ur, nb, tail);
+        if (weights_in_memory(ur, tail)) {
+            this->uni_broadcast(b, this->ptr[p_src_]);
+            for (int v = 0; v < nb; ++v) this->vfmadd231ps(acc(nb, 0, v), b, this->ptr[p_wei_ + v * width * 4]);
+        } else {
+            for (int v = 0; v < nb; ++v) {
+                const auto w = this->ptr[p_wei_ + v * width * 4];
+                if (tail && v == nb - 1) this->load_tail(wvec(ur, nb, v), w);
+                else this->uni_load(wvec(ur, nb, v), w);
+            }
+            for (int c = 0; c < ur; ++c) {
+                this->uni_broadcast(b, this->ptr[column(p_src_, p_src3_, col_, c)]);
+                for (int v = 0; v < nb; ++v) this->vfmadd231ps(acc(nb, c, v), wvec(ur, nb, v), b);
+            }
         }
         this->add(p_src_, 4);
         if (ur > 3) this->add(p_src3_, 4);
@@ -222,25 +240,25 @@ private:
             }
     }
 
-    // All oc of ur columns from ow: NB vectors per pass, then single vectors, then the tail.
+    // All oc of ur columns from ow: passes of the widest block that fits what is
+    // left (NB_SINGLE, then NB vectors for a single column; NB for a block of
+    // columns), then single vectors, then the tail.
     void oc_loop(int ur) {
-        Label loop, single, tail, done;
+        std::vector<int> widths = ur == 1 ? std::vector{NB_SINGLE, NB, 1} : std::vector{NB, 1};
+        Label loop, tail, done;
         set_zero(oc_off_);
         this->loop_head(loop);  // t1 = oc left
         this->mov(t1_, shape(OC));
         this->sub(t1_, oc_off_.operand());
-        this->cmp(t1_, NB * width);
-        this->jl(single, near);
-        pass(ur, NB, false);
-        this->add(oc_off_.operand(), NB * width);
-        this->jmp(loop, near);
-        this->L(single);
-        this->cmp(t1_, width);
-        this->jl(tail, near);
-        pass(ur, 1, false);
-        this->add(oc_off_.operand(), width);
-        this->jmp(loop, near);
-        this->L(tail);
+        for (int nb : widths) {
+            Label narrower;
+            this->cmp(t1_, nb * width);
+            this->jl(narrower, near);
+            pass(ur, nb, false);
+            this->add(oc_off_.operand(), nb * width);
+            this->jmp(loop, near);
+            this->L(narrower);
+        }
         this->test(t1_, t1_);
         this->jle(done, near);
         this->prepare_tail(t1_, mask(ur, 1));
