@@ -28,6 +28,7 @@ GprPool::GprPool(FramePolicy policy) {
 GprValue GprPool::take(const std::string& role) {
     GprValue value;
     if (free_.empty()) {
+        if (scratch_placed_) throw std::logic_error("GPR pool: '" + role + "' spilled after the scratch area was placed");
         value = GprValue(spill_slots_++);
     } else {
         value = GprValue(free_.front());
@@ -56,7 +57,16 @@ std::vector<Xbyak::Reg64> GprPool::callee_saved_taken() const {
     return out;
 }
 
-size_t GprPool::spill_bytes() const { return (8 * static_cast<size_t>(spill_slots_) + 15) & ~size_t{15}; }
+size_t GprPool::spill_bytes() const {
+    return (8 * static_cast<size_t>(spill_slots_) + scratch_bytes_ + 15) & ~size_t{15};
+}
+
+void GprPool::reserve_scratch(size_t bytes) { scratch_bytes_ += bytes; }
+
+size_t GprPool::scratch_offset() const {
+    scratch_placed_ = true;
+    return 8 * static_cast<size_t>(spill_slots_);
+}
 
 bool GprPool::is_callee_saved(const Xbyak::Reg64& reg) {
     return reg == rbx || reg == rbp || reg == r12 || reg == r13 || reg == r14 || reg == r15;

@@ -59,7 +59,16 @@ public:
     std::vector<Xbyak::Reg64> registers_taken() const;
     std::vector<Xbyak::Reg64> callee_saved_taken() const;
     int spilled() const { return spill_slots_; }
-    size_t spill_bytes() const;  // rounded to 16: keeps rsp's alignment as the caller left it
+    // The stack below the saved registers: the spill slots, then the scratch
+    // area; rounded to 16, which keeps rsp's alignment as the caller left it.
+    size_t spill_bytes() const;
+
+    // A scratch area of `bytes` on the stack, above the spill slots (a kernel's
+    // buffer that lives for one call): at [rsp + scratch_offset()]. Every
+    // take() comes first: a slot taken after scratch_offset() was read would
+    // move the area under the code already emitted (throws std::logic_error).
+    void reserve_scratch(size_t bytes);
+    size_t scratch_offset() const;
     bool rbp_taken() const;
 
     // "gprs:5 callee-saved:1 (rbp) spilled:0"
@@ -71,6 +80,8 @@ private:
     std::vector<Xbyak::Reg64> free_;  // in hand-out order
     std::vector<Grant> grants_;
     int spill_slots_ = 0;
+    size_t scratch_bytes_ = 0;
+    mutable bool scratch_placed_ = false;
 };
 
 }  // namespace benchfp::jit

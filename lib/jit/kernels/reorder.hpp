@@ -5,8 +5,10 @@
 // floats from 4 rows, shuffles, stores of 4 consecutive floats to 4 rows); the
 // edges are copied one element at a time. sse41, avx2 (VEX) and avx512 (EVEX
 // encodings of the same 128-bit steps). Where every row starts a cache line,
-// avx2 and avx512 take each 16 x 16 tile through registers whole instead (zmm:
-// one block of whole-line loads and stores; ymm: four 8 x 8 blocks).
+// each 16 x 16 tile goes whole instead, storing each dst line whole: avx512 and
+// avx2 through registers (zmm: one block of whole-line loads and stores; ymm:
+// four 8 x 8 blocks), sse41 through a 1 KiB scratch area on the stack (16 4 x 4
+// blocks into it, then each dst line from it in four 16-byte stores in a row).
 #include "jit/generator.hpp"
 
 #include <cstddef>
