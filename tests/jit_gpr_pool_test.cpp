@@ -93,6 +93,17 @@ TEST(GprPool, SpillSlotsKeepTheStackAligned) {
     EXPECT_EQ(pool.spill_bytes(), 16u);
 }
 
+TEST(GprPool, TheScratchAreaLiesAboveTheSpillSlots) {
+    GprPool pool(FramePolicy::frame);
+    for (int i = 0; i < 14; ++i) pool.take("value");  // one slot spilled
+    pool.reserve_scratch(1024 + 64);
+    EXPECT_EQ(pool.spill_bytes(), (8 + 1024 + 64 + 15) & ~size_t{15});
+    EXPECT_EQ(pool.scratch_offset(), 8u);
+    EXPECT_EQ(pool.spilled(), 1);  // the scratch is not counted as spilled values
+    // A value spilled after the area was placed would land where code already addresses the scratch.
+    EXPECT_THROW(pool.take("late"), std::logic_error);
+}
+
 class SpillRoundTrip : public testing::TestWithParam<FramePolicy> {};
 
 TEST_P(SpillRoundTrip, SpilledValuesRoundTripAndCalleeSavedAreRestored) {
