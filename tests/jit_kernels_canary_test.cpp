@@ -1,7 +1,7 @@
 // Every kernel family, every ISA the host has, every policy: called from a
 // trampoline that fills rbx, rbp and r12-r15 with canaries, the kernel returns
 // them all intact, including the ones the pool handed out and the spill-heavy
-// conv kernel.
+// conv kernel. Beside them, the gemm microkernel's bodies for fewer rows.
 #include "callee_saved_probe.hpp"
 #include "jit/kernels/conv.hpp"
 #include "jit/kernels/eltwise.hpp"
@@ -61,6 +61,42 @@ TEST_P(CanariesFma, Gemm) {
     const GemmArgs args{buf.a.data(), buf.b.data(), buf.c.data(), size_t(tile.nr) * 4, 9, 0.5f,
                         size_t(tile.nr) * 4, size_t(tile.nr), size_t(tile.mr)};
     expect_restored(*make_gemm_kernel(isa(), policy()), &args);
+}
+
+// The rows a gemm body computes for mr wanted rows: the smallest of its row
+// counts (gemm.hpp: 4, 8, 12 at avx512; 2, 4, 6 at avx2) that is at least mr.
+size_t gemm_body_rows(Isa isa, size_t mr) {
+    const size_t step = isa == Isa::avx512 ? 4 : 2;
+    return (mr + step - 1) / step * step;
+}
+
+// Not a canary: called directly, a tile of fewer rows (GemmArgs::mr) computes
+// and stores the rows of the smallest body that covers them and leaves the
+// tile's other rows alone, at every tile width of the ISA.
+TEST_P(CanariesFma, GemmBodiesStoreExactlyTheirRows) {
+    const auto kernel = make_gemm_kernel(isa(), policy());
+    constexpr size_t k = 5;
+    constexpr float untouched = -7.0f;
+    for (size_t n : {size_t{64}, size_t{16}}) {  // the wide tile, and avx512's narrow one
+        const GemmTile tile = gemm_tile(isa(), n);
+        // A: row i is i + 1 at every k step; B: column j is j + 1 at every k step.
+        std::vector<float> a(k * tile.mr), b(k * tile.nr);
+        for (size_t p = 0; p < k; ++p) {
+            for (int i = 0; i < tile.mr; ++i) a[p * tile.mr + i] = float(i + 1);
+            for (int j = 0; j < tile.nr; ++j) b[p * tile.nr + j] = float(j + 1);
+        }
+        for (size_t mr = 1; mr <= size_t(tile.mr); ++mr) {
+            std::vector<float> c(size_t(tile.mr) * tile.nr, untouched);
+            const GemmArgs args{a.data(), b.data(), c.data(), size_t(tile.nr) * 4, k, 0.0f, size_t(tile.nr) * 4,
+                                size_t(tile.nr), mr};
+            kernel->entry()(&args);
+            const size_t rows = gemm_body_rows(isa(), mr);
+            for (size_t i = 0; i < size_t(tile.mr); ++i)
+                for (size_t j = 0; j < size_t(tile.nr); ++j)
+                    ASSERT_EQ(c[i * tile.nr + j], i < rows ? float(k * (i + 1) * (j + 1)) : untouched)
+                        << "nr " << tile.nr << " mr " << mr << ": row " << i << " column " << j;
+        }
+    }
 }
 
 TEST_P(CanariesFma, ConvWithSpills) {
