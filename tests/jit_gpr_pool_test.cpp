@@ -100,8 +100,10 @@ TEST(GprPool, TheScratchAreaLiesAboveTheSpillSlots) {
     EXPECT_EQ(pool.spill_bytes(), (8 + 1024 + 64 + 15) & ~size_t{15});
     EXPECT_EQ(pool.scratch_offset(), 8u);
     EXPECT_EQ(pool.spilled(), 1);  // the scratch is not counted as spilled values
-    // A value spilled after the area was placed would land where code already addresses the scratch.
+    // After the prologue (seal), a spill or scratch would lie outside the frame it made.
+    pool.seal();
     EXPECT_THROW(pool.take("late"), std::logic_error);
+    EXPECT_THROW(pool.reserve_scratch(8), std::logic_error);
 }
 
 class SpillRoundTrip : public testing::TestWithParam<FramePolicy> {};

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <memory>
 #include <vector>
 
 using namespace benchfp::jit;
@@ -51,6 +53,22 @@ TEST_P(Canaries, Reduce) {
 TEST_P(Canaries, Reorder) {
     const ReorderArgs args{buf.a.data(), buf.c.data(), 2, 13, 7};
     expect_restored(*make_reorder_kernel(isa(), policy()), &args);
+}
+
+// Line-aligned rows: whole tiles (sse41's through a scratch area on the stack,
+// just below the saved registers the canaries watch).
+TEST_P(Canaries, ReorderWholeTiles) {
+    constexpr size_t rows = 16, cols = 32;
+    struct Free {
+        void operator()(float* p) const { std::free(p); }
+    };
+    const std::unique_ptr<float, Free> src(static_cast<float*>(std::aligned_alloc(64, rows * cols * 4)));
+    const std::unique_ptr<float, Free> dst(static_cast<float*>(std::aligned_alloc(64, rows * cols * 4)));
+    for (size_t i = 0; i < rows * cols; ++i) src.get()[i] = float(i);
+    const ReorderArgs args{src.get(), dst.get(), 1, rows, cols};
+    expect_restored(*make_reorder_kernel(isa(), policy()), &args);
+    for (size_t r = 0; r < rows; ++r)
+        for (size_t c = 0; c < cols; ++c) ASSERT_EQ(dst.get()[c * rows + r], float(r * cols + c)) << r << ", " << c;
 }
 
 // gemm and conv exist for avx2 and avx512 only.

@@ -369,8 +369,6 @@ thread_local Heap* this_thread_heap = &no_heap;
 
 namespace {
 
-// An object of class c from heap h, once its free list is empty: what other
-// threads freed, else the bump area, else a new page.
 // Objects of class c a page holds.
 size_t objects_per_page(unsigned c) { return (page_size - first_object_offset(c)) / class_sizes[c]; }
 
@@ -388,6 +386,8 @@ void take_back_remote(Heap* h, unsigned c) {
     free = remote;
 }
 
+// An object of class c from heap h, once its free list is empty: what other
+// threads freed, else the bump area, else a new page.
 void* take_from(Heap* h, unsigned c) {
     if (FreeObject* head = pop(h->free[c])) return head;  // the fast path found no heap yet
     take_back_remote(h, c);  // the list is empty here: one exchange, no walk

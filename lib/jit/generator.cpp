@@ -72,6 +72,7 @@ void Generator::build() {
     padding_ = entry_padding;
     for (size_t i = 0; i < padding_; ++i) db(0xCC);  // int3: never executed, traps if it were
     emit_prologue();
+    pool_.seal();  // the prologue's frame is made: no spill or scratch after it
     generate_body();
     if (!setup_marked_) throw std::logic_error("kernel " + name_ + " never called setup_done()");
     emit_epilogue();

@@ -28,7 +28,7 @@ GprPool::GprPool(FramePolicy policy) {
 GprValue GprPool::take(const std::string& role) {
     GprValue value;
     if (free_.empty()) {
-        if (scratch_placed_) throw std::logic_error("GPR pool: '" + role + "' spilled after the scratch area was placed");
+        if (sealed_) throw std::logic_error("GPR pool: '" + role + "' spilled after the prologue reserved the stack");
         value = GprValue(spill_slots_++);
     } else {
         value = GprValue(free_.front());
@@ -61,11 +61,9 @@ size_t GprPool::spill_bytes() const {
     return (8 * static_cast<size_t>(spill_slots_) + scratch_bytes_ + 15) & ~size_t{15};
 }
 
-void GprPool::reserve_scratch(size_t bytes) { scratch_bytes_ += bytes; }
-
-size_t GprPool::scratch_offset() const {
-    scratch_placed_ = true;
-    return 8 * static_cast<size_t>(spill_slots_);
+void GprPool::reserve_scratch(size_t bytes) {
+    if (sealed_) throw std::logic_error("GPR pool: scratch reserved after the prologue reserved the stack");
+    scratch_bytes_ += bytes;
 }
 
 bool GprPool::is_callee_saved(const Xbyak::Reg64& reg) {

@@ -64,11 +64,15 @@ public:
     size_t spill_bytes() const;
 
     // A scratch area of `bytes` on the stack, above the spill slots (a kernel's
-    // buffer that lives for one call): at [rsp + scratch_offset()]. Every
-    // take() comes first: a slot taken after scratch_offset() was read would
-    // move the area under the code already emitted (throws std::logic_error).
+    // buffer that lives for one call): at [rsp + scratch_offset()].
     void reserve_scratch(size_t bytes);
-    size_t scratch_offset() const;
+    size_t scratch_offset() const { return 8 * static_cast<size_t>(spill_slots_); }
+
+    // The Generator seals the pool once the prologue has reserved its stack: a
+    // value spilled or scratch reserved after that would not be in the frame the
+    // prologue made (and would move the scratch area under code already emitted),
+    // so take() (when it would spill) and reserve_scratch() then throw std::logic_error.
+    void seal() { sealed_ = true; }
     bool rbp_taken() const;
 
     // "gprs:5 callee-saved:1 (rbp) spilled:0"
@@ -81,7 +85,7 @@ private:
     std::vector<Grant> grants_;
     int spill_slots_ = 0;
     size_t scratch_bytes_ = 0;
-    mutable bool scratch_placed_ = false;
+    bool sealed_ = false;
 };
 
 }  // namespace benchfp::jit

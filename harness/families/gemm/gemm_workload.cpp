@@ -100,9 +100,11 @@ constexpr size_t mc_tiles = 8;  // MC = mc_tiles * MR
 //   two panels. At avx2 m16n4096k1024 (three panels) read B in place in 4.59 ms
 //   and packed in 3.18; m64n1024k1024 in 2.36-2.42 ms against 1.30.
 // - 32 columns (avx512), two lines per row: sixteen. In place, m64n1024k1024
-//   took 1.21 ms against 1.30 packed (2 threads: 0.61 against 0.66-0.69), m96
-//   1.76 against 1.95, m192 3.63 against 3.72; from m256 to m1024 the two were
-//   within 1-4% either way, so larger M keeps packing.
+//   took 1.21 ms against 1.30 packed (2 threads, split by N: 0.61 against
+//   0.66-0.69), m96 1.76 against 1.95 (2 threads: 0.89 against 0.95), m192 3.63
+//   against 3.72 (2 threads, split by M, each thread streaming all of B: 1.80
+//   against 1.95); from m256 to m1024 the two were within 1-4% either way, so
+//   larger M keeps packing.
 static size_t in_place_max_m_panels(size_t nr) { return nr >= 32 ? 16 : 2; }
 
 // beta as a float; one that overflows or underflows f32 is refused rather than
@@ -234,8 +236,9 @@ void GemmWorkload::run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) 
     }
 }
 
-// The tile of C at (i0, j0); edge tiles are computed whole into a buffer and
-// their valid part merged into C.
+// The tile of C at (i0, j0); edge tiles are computed into a buffer (their
+// rows rounded up to a body of the kernel, all nr columns) and their valid
+// part merged into C.
 void GemmWorkload::run_tile(jit::KernelFn kernel, jit::GemmArgs args, size_t i0, size_t j0, float beta) const {
     const size_t mr = tile_.mr, nr = tile_.nr;
     const size_t m_valid = std::min(mr, shape_.m - i0), n_valid = std::min(nr, shape_.n - j0);

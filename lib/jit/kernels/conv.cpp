@@ -132,7 +132,8 @@ private:
         this->add(t0_, t1_);
     }
 
-    // The ic loop of one tap: weights into registers, one broadcast per column.
+    // The ic loop of one tap: one broadcast per column, the weights into registers
+    // (reused by every column), or for a single column FMA memory operands.
     void ic_loop(int ur, int nb, bool tail) {
         Label loop;
         this->mov(ic_left_, shape(IC));
@@ -241,11 +242,14 @@ private:
     }
 
     // All oc of ur columns from ow: passes of the widest block that fits what is
-    // left (NB_SINGLE, then NB vectors for a single column; NB for a block of
-    // columns), then single vectors, then the tail.
+    // left, then single vectors, then the tail. A block of columns takes NB
+    // vectors; a single column 8, then 4 (at least 4 accumulator chains while
+    // 4 vectors are left), then NB.
     void oc_loop(int ur) {
-        std::vector<int> widths = ur == 1 ? std::vector{NB_SINGLE, NB, 1} : std::vector{NB, 1};
-        Label loop, tail, done;
+        std::vector<int> widths = ur == 1 ? std::vector{NB_SINGLE, 4} : std::vector{NB};
+        if (widths.back() != NB) widths.push_back(NB);
+        if (NB != 1) widths.push_back(1);
+        Label loop, done;
         set_zero(oc_off_);
         this->loop_head(loop);  // t1 = oc left
         this->mov(t1_, shape(OC));

@@ -22,7 +22,7 @@ struct GemmTile {
 GemmTile gemm_tile(Isa isa, size_t n = SIZE_MAX);
 
 struct GemmArgs {
-    const float* a;   // packed: k steps of mr floats
+    const float* a;   // packed: k steps of gemm_tile().mr floats (12 or 6), whatever mr is
     const float* b;   // k steps of nr floats, ldb bytes apart
     float* c;         // the tile's first element
     size_t ldc;       // row stride of c, in bytes
@@ -34,7 +34,7 @@ struct GemmArgs {
                       // one-vector-per-row path, anything else the two-vector one
     size_t mr;        // rows of C wanted, 1..gemm_tile().mr: the kernel computes and stores
                       // the smallest row count it has a body for (4, 8, 12 at avx512;
-                      // 2, 4, 6 at avx2) that covers them; a is still an mr-row panel
+                      // 2, 4, 6 at avx2) that covers them, from the same full-height panel a
 };
 
 bool gemm_supports(Isa isa);

@@ -356,26 +356,24 @@ private:
 
     // One tile, as tile_mode_ says.
     void tile() {
-        {
-            Label blocks, cached, done;
-            this->cmp(tile_mode_.operand(), int32_t{whole_cached});
-            this->jb(blocks, near);
-            this->mov(r_, tile_r_.operand());
-            this->mov(c_, tile_c_.operand());
-            this->je(cached, near);
-            // Both copies start a 64-byte line, as loop heads do (Generator::loop_head):
-            // the dispatch above encodes to other lengths under each policy (other
-            // registers, other stack slots), which would otherwise move them.
-            this->align(64);
-            whole_tile(true);
-            this->jmp(done, near);
-            this->loop_head(cached);
-            whole_tile(false);
-            this->jmp(done, near);
-            this->L(blocks);
-            tile_loops();
-            this->L(done);
-        }
+        Label blocks, cached, done;
+        this->cmp(tile_mode_.operand(), int32_t{whole_cached});
+        this->jb(blocks, near);
+        this->mov(r_, tile_r_.operand());
+        this->mov(c_, tile_c_.operand());
+        this->je(cached, near);
+        // Both copies start a 64-byte line, as loop heads do (Generator::loop_head):
+        // the dispatch above encodes to other lengths under each policy (other
+        // registers, other stack slots), which would otherwise move them.
+        this->align(64);
+        whole_tile(true);
+        this->jmp(done, near);
+        this->loop_head(cached);
+        whole_tile(false);
+        this->jmp(done, near);
+        this->L(blocks);
+        tile_loops();
+        this->L(done);
     }
     void tile_loops() {
         Label c_loop, c_done, r_loop, r_done;
