@@ -218,36 +218,59 @@ if ((judged == 1)); then
   # just past its tolerance can pass the re-run (the trade for a gate that a
   # disturbed 60 ms window cannot turn red); the injected slowdowns of
   # scripts/gate_catches_injections.sh still fail it. A limit row whose re-run
-  # straddles the limit is not confirmed either: a failure must show twice.
+  # straddles the limit is not confirmed either: a failure must show every time.
   # Failed cases, missing rows, bytes and instruction counts are not re-run.
+  # What still fails after that re-run runs once more (a second round, new
+  # processes again): a kernel instance can land where it runs 1.5-2% slower,
+  # whatever its policy (relu sse41 65536 over 8 processes: one instance in 3-4
+  # was, preserve's in one and frame's or clobber's in others), and a frame-cost
+  # limit of 1.005 failed in the run and its re-run of one CI on unchanged code
+  # (preserve / clobber 1.0086, then 1.0188 beside an A/A of 0.9995). A cost of
+  # the code shows in every process; that placement, in one process of 3-4.
   mv "$report/judge.txt" "$work/judge-first.txt"
   confirm=()
-  groups=$(python3 scripts/failed_groups.py "$report/report.json") ||
-    echo "ci/gate.sh: cannot read the failed rows of $report/report.json: nothing re-run, the failures stand" >&2
-  while read -r what family isa; do
-    case "$what" in
-      kernel)
-        step "re-running $family perf at $isa (a failure there must reproduce)"
-        if run_perf "$isa" "$family" "$work/confirm-$family-$isa.json" "$work/confirm-$family-$isa.txt" \
-             --max-ms-per-prb="$((perf_ms * 4))"; then
-          confirm+=(--confirm="$work/confirm-$family-$isa.json")
-        else
-          echo "   the re-run timed nothing: its failures stand (see $work/confirm-$family-$isa.txt)"
-        fi ;;
-      alloc)  # family: the workloads, as a Google Benchmark filter
-        step "re-running the allocator workloads $family (a failure there must reproduce)"
-        alloc_suite_flags "$((reps + 2))" "$min_time" "^alloc/($family)/"
-        if run_alloc "$work/confirm-alloc.json"; then
-          confirm+=(--confirm="$work/confirm-alloc.json")
-        else
-          echo "   the allocator re-run failed: its failures stand"
-        fi ;;
-    esac
-  done <<< "$groups"
+  rerun_failed() {  # rerun_failed ROUND OPTION: re-runs the failed groups of the report; appends OPTION=FILE to confirm
+    local round=$1 option=$2 groups what family isa
+    groups=$(python3 scripts/failed_groups.py "$report/report.json") ||
+      { echo "ci/gate.sh: cannot read the failed rows of $report/report.json: nothing re-run, the failures stand" >&2; return; }
+    while read -r what family isa; do
+      case "$what" in
+        kernel)
+          step "re-running $family perf at $isa (round $round: a failure there must reproduce)"
+          if run_perf "$isa" "$family" "$work/confirm$round-$family-$isa.json" "$work/confirm$round-$family-$isa.txt" \
+               --max-ms-per-prb="$((perf_ms * 4))"; then
+            confirm+=("$option=$work/confirm$round-$family-$isa.json")
+          else
+            echo "   the re-run timed nothing: its failures stand (see $work/confirm$round-$family-$isa.txt)"
+          fi ;;
+        alloc)  # family: the workloads, as a Google Benchmark filter
+          step "re-running the allocator workloads $family (round $round: a failure there must reproduce)"
+          alloc_suite_flags "$((reps + 2))" "$min_time" "^alloc/($family)/"
+          if run_alloc "$work/confirm$round-alloc.json"; then
+            confirm+=("$option=$work/confirm$round-alloc.json")
+          else
+            echo "   the allocator re-run failed: its failures stand"
+          fi ;;
+      esac
+    done <<< "$groups"
+  }
+  rerun_failed 1 --confirm
   if ((${#confirm[@]})); then
     step "judging again: a failure counts only if the re-run shows it too"
     judge_all "${confirm[@]}"
     judged=$?
+    if ((judged == 1)); then
+      mv "$report/judge.txt" "$work/judge-second.txt"
+      first_round=${#confirm[@]}
+      rerun_failed 2 --confirm-again
+      if ((${#confirm[@]} > first_round)); then
+        step "judging a third time: a failure counts only if the second re-run shows it too"
+        judge_all "${confirm[@]}"
+        judged=$?
+      else
+        mv "$work/judge-second.txt" "$report/judge.txt"
+      fi
+    fi
   else
     mv "$work/judge-first.txt" "$report/judge.txt"
   fi

@@ -208,6 +208,15 @@ TEST(CliJudge, AFailureMustReproduceInTheConfirmRun) {
     EXPECT_EQ(json["machines"][0]["rerun"], d + "slow.json");
     for (const auto& row : json["machines"][0]["rows"])
         if (row["id"] == "alloc/w/off") EXPECT_EQ(row["group"], "alloc/w");
+    // A second round (--confirm-again): the failure must show there too.
+    const CommandRun twice = run_benchfp(args + " --confirm=" + d + "slow.json --confirm-again=" + d + "slow.json");
+    EXPECT_EQ(twice.status, 1) << twice.output;
+    const CommandRun not_again = run_benchfp(args + " --confirm=" + d + "slow.json --confirm-again=" + d + "usual.json");
+    EXPECT_EQ(not_again.status, 0) << not_again.output;
+    EXPECT_NE(not_again.output.find("*Failures re-run in:* " + d + "slow.json; then " + d + "usual.json"),
+              std::string::npos)
+        << not_again.output;
+    expect_usage_error(args + " --confirm-again=" + d + "slow.json", "it needs --confirm");
     expect_usage_error(args + " --confirm=" + d + "absent.json", "absent.json");
     // A re-run of a machine nothing here ran on would confirm nothing: bad input, not a silent pass or fail.
     rerun["context"]["benchfp_cpu"] = "Another CPU";

@@ -26,6 +26,9 @@ void JudgeOptions::add_to(CLI::App& app) {
     app.add_option("--confirm", confirm,
                    "a re-run of the benchmarks that failed in --current (same kinds, new processes): a time or "
                    "in-run ratio that failed fails the judgement only if it fails here too; repeatable");
+    app.add_option("--confirm-again", confirm_again,
+                   "a second round of re-runs (new processes again) of what still failed after --confirm: a failure "
+                   "must fail here too; repeatable");
     app.add_option("--baseline-runs", baseline_runs,
                    "the other build's runs (same kinds), judged against instead of a stored baseline (scripts/vs.sh)");
     app.add_option("--baselines", baselines_dir,
@@ -195,24 +198,33 @@ int judge(const JudgeOptions& o) {
         if (m.date.empty()) m.date = today();
     }
     if (o.update_baseline) {
-        if (!o.confirm.empty()) throw report::InputError("--confirm judges failures again; it has no use with --update-baseline");
+        if (!o.confirm.empty() || !o.confirm_again.empty())
+            throw report::InputError("--confirm judges failures again; it has no use with --update-baseline");
         return record_baselines(o, machines);
     }
     report::Report r{{o.commit, o.baseline_label, today(), build_info(), o.triggered_by}, {}, {}};
     for (const std::string& path : o.cases) report::add_cases(r.cases, path);
     r.cases.untested_isas = o.untested_isas;
+    if (!o.confirm_again.empty() && o.confirm.empty())
+        throw report::InputError("--confirm-again is a second round of re-runs: it needs --confirm, the first");
     const std::map<std::string, report::RunResults> reruns = reruns_by_machine(o.confirm, machines, tolerances);
+    const std::map<std::string, report::RunResults> reruns_again = reruns_by_machine(o.confirm_again, machines, tolerances);
     for (report::RunResults& m : machines) {
         std::optional<report::RunResults> baseline = baselines->of(m);
         const auto judged = [&](const report::RunResults& run) {
             return baseline ? report::judge(run, *baseline, tolerances) : report::judge_limits_only(run, tolerances);
         };
         report::Judgement j = judged(m);
-        const auto rerun = reruns.find(report::run_machine_key(m.fingerprint));
-        if (rerun != reruns.end()) report::confirm(j, judged(rerun->second));
+        // Each round in turn: a failure stands only if every round shows it.
+        std::string rerun_sources;
+        for (const auto* round : {&reruns, &reruns_again}) {
+            const auto rerun = round->find(report::run_machine_key(m.fingerprint));
+            if (rerun == round->end()) continue;
+            report::confirm(j, judged(rerun->second));
+            rerun_sources += (rerun_sources.empty() ? "" : "; then ") + rerun->second.source;
+        }
         const std::string where = baselines->where(m.fingerprint);
-        r.machines.push_back({std::move(m), std::move(baseline), where, std::move(j),
-                              rerun == reruns.end() ? "" : rerun->second.source});
+        r.machines.push_back({std::move(m), std::move(baseline), where, std::move(j), rerun_sources});
     }
     write_reports(o.report_dir, r);
     return r.failed() ? 1 : 0;

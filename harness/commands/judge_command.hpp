@@ -17,6 +17,7 @@ namespace benchfp::harness {
 struct JudgeOptions {
     std::vector<std::string> current;        // runs of this build, of one or more machines (min per machine)
     std::vector<std::string> confirm;        // re-runs of what failed in current: a failure must reproduce
+    std::vector<std::string> confirm_again;  // a second round of re-runs: and reproduce once more
     std::vector<std::string> baseline_runs;  // runs of the other build, instead of a stored baseline
     std::string baseline;                    // one baseline file for every machine, instead of baselines_dir
     std::string baselines_dir = "results/baselines";  // <dir>/<machine slug>/<suite>.json
