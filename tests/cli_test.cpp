@@ -14,7 +14,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 #include <string>
 
 using benchfp::jit::Isa;
@@ -227,6 +229,26 @@ TEST(CliPerf, PairedFrameCostAndAAControl) {
     EXPECT_FALSE(doc["cases"][0]["perf"].contains("paired"));  // the reference
 }
 
+
+// Every timed kernel, each policy's and the A/A copy's, is built at 4 code
+// placements (kernel_perf.cpp): the perf map the run writes names each one, at
+// an address of its own.
+TEST(CliPerf, EveryTimedKernelIsBuiltAtFourPlacements) {
+    const CommandRun run = run_shell(std::string("sh -c 'echo pid=$$; exec ") + BENCHFP_BIN +
+                                     " kernel --mode=perf --jit-profile=map --kernel=eltwise --alg=relu --isa=sse41"
+                                     " --frame=clobber,frame --max-ms-per-prb=20 65536'");
+    ASSERT_EQ(run.status, 0) << run.output;
+    std::smatch pid;
+    ASSERT_TRUE(std::regex_search(run.output, pid, std::regex("pid=([0-9]+)"))) << run.output;
+    const std::string map = "/tmp/perf-" + pid[1].str() + ".map";
+    std::ifstream in(map);
+    ASSERT_TRUE(in) << map;
+    std::map<std::string, std::set<std::string>> addresses;  // kernel name -> start addresses
+    for (std::string address, size, name; in >> address >> size >> name;) addresses[name].insert(address);
+    std::filesystem::remove(map);
+    EXPECT_EQ(addresses["eltwise_relu_sse41_clobber"].size(), 8u);  // 4 placements and 4 of the A/A copy
+    EXPECT_EQ(addresses["eltwise_relu_sse41_frame"].size(), 4u);
+}
 TEST(CliPerf, CsvTemplateHasAHeaderAndOneRowPerCase) {
     const CommandRun run = run_benchfp(
         "kernel --mode=perf --kernel=reduce --alg=sum --frame=clobber,frame --max-ms-per-prb=20 --perf-template=csv "

@@ -11,6 +11,7 @@
 #include <functional>
 #include <iostream>
 #include <optional>
+#include <vector>
 
 namespace benchfp::harness {
 
@@ -30,16 +31,46 @@ size_t KernelRun::perf_group_end(size_t first) const {
 
 namespace {
 
-// Where the A/A copy's entry sits past its original's: not a multiple of 16,
-// so every instruction moves within its 16-, 32- and 64-byte blocks (the loops
-// the kernels align stay aligned: Xbyak aligns absolute addresses).
-constexpr size_t aa_padding_bytes = 1000;
+// Code placement moves a kernel's time by up to 1.6% on the machines measured
+// (README, "Frame cost per kernel x ISA"): the same instructions at another
+// address, a fact of the instance, not of its policy, and it changes from
+// process to process. So every timed kernel, each policy's and the A/A
+// copy's, is built at code_placements places (each its own code buffer, its
+// entry placement_stride_bytes further in than the one before: not a multiple
+// of 16, so every instruction moves within its 16-, 32- and 64-byte blocks;
+// the loops the kernels align stay aligned, since Xbyak aligns absolute
+// addresses), and its calls take them in turn. A ratio is then one over
+// placements, as the allocator's layout sweep averages over code layouts, and
+// one unlucky instance moves it by a quarter of its own offset.
+constexpr size_t code_placements = 4;
+constexpr size_t placement_stride_bytes = 1000;
+// The A/A copies start half a stride past the policies', at other alignments.
+constexpr size_t aa_padding_bytes = placement_stride_bytes / 2;
 
-// The A/A control: the reference's kernel (the group's first policy) built
-// again at another code address and alignment; returns its variant index.
-size_t add_aa_copy(Workload& workload, const KernelSpec& reference) {
-    const jit::ScopedEntryPadding padding(aa_padding_bytes);
-    return workload.add_variant(reference);
+// The calls of `spec`'s kernel at every placement, the first at `first_padding`
+// into its buffer; `built`, if given, is the variant already built there.
+std::vector<WorkloadCall> placed_calls(Workload& workload, const KernelSpec& spec, size_t first_padding,
+                                       std::optional<size_t> built) {
+    std::vector<WorkloadCall> calls;
+    for (size_t j = 0; j < code_placements; ++j) {
+        if (j == 0 && built) {
+            calls.push_back(workload.call(*built));
+            continue;
+        }
+        const jit::ScopedEntryPadding padding(first_padding + j * placement_stride_bytes);
+        calls.push_back(workload.call(workload.add_variant(spec)));
+    }
+    return calls;
+}
+
+// A timed variant whose calls take its placements in turn.
+TimedVariant cycled(std::vector<WorkloadCall> calls) {
+    return {[calls = std::move(calls), next = size_t{0}]() mutable {
+                const WorkloadCall& c = calls[next];
+                next = next + 1 < calls.size() ? next + 1 : 0;
+                c.fn(c.arg);
+            },
+            true};
 }
 
 // Nothing for a ratio without pairs (or a zero median): JSON has no NaN, and a
@@ -67,6 +98,7 @@ void add_paired_measures(nlohmann::json& measures, const PairedRun& run, size_t 
         measures["aa"] = *aa;
         measures["aa"]["padding_bytes"] = aa_padding_bytes;
     }
+    measures["placements"] = code_placements;
 }
 
 }  // namespace
@@ -105,9 +137,13 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
 
 void KernelRun::time_perf_group(const std::vector<const KernelCase*>& running, Workload& workload,
                                 Clock::time_point begun) {
-    const size_t aa_index = add_aa_copy(workload, running.front()->spec);
+    // Timed variants: the policies (built in run_perf_group as variants 0, 1, ...), then the
+    // A/A control, the first policy's kernel again at placements of its own: the noise floor
+    // that code placement alone leaves on a ratio.
     std::vector<TimedVariant> variants;
-    for (size_t v = 0; v <= aa_index; ++v) variants.push_back({[call = workload.call(v)] { call.fn(call.arg); }, true});
+    for (size_t v = 0; v < running.size(); ++v) variants.push_back(cycled(placed_calls(workload, running[v]->spec, 0, v)));
+    const size_t aa_index = variants.size();
+    variants.push_back(cycled(placed_calls(workload, running.front()->spec, aa_padding_bytes, std::nullopt)));
     std::unique_ptr<Peer> onednn, copy, peak;
     const Peers& peers = running.front()->vs;
     double peak_flops = 0;
