@@ -161,16 +161,36 @@ TEST(Profiler, ProbabilitySamplingGapsAreGeometric) {
 }
 
 // While stopped the hook only reads: it writes nothing on the hot path (its
-// count stays as it was) and calls nothing.
+// count stays as it was) and calls nothing; the small entries pop from this
+// thread's heap's lists themselves. Sampling, they look at no_heap's, always empty.
 TEST(Profiler, TheStoppedHookWritesNothing) {
     alloc::profiler::start({Sampling::bytes, 1.0, 4096});
     alloc::free(alloc::pool_alloc(16));
+    EXPECT_EQ(alloc::detail::alloc_heap, &alloc::detail::no_heap);
     alloc::profiler::stop();
-    EXPECT_EQ(alloc::detail::fast_limit, alloc::detail::hook_stopped_limit);
+    EXPECT_EQ(alloc::detail::hook_state, alloc::detail::hook_stopped);
+    alloc::free(alloc::pool_alloc(16));  // points the entries at the heap
+    EXPECT_EQ(alloc::detail::alloc_heap, alloc::detail::this_thread_heap);
     const int64_t count = alloc::detail::sample_countdown;
     for (int i = 0; i < 100000; ++i) alloc::free(alloc::pool_alloc(1 + i % 2000));
     EXPECT_EQ(alloc::detail::sample_countdown, count);
-    EXPECT_EQ(alloc::detail::fast_limit, alloc::detail::hook_stopped_limit);
+    EXPECT_EQ(alloc::detail::hook_state, alloc::detail::hook_stopped);
+    EXPECT_EQ(alloc::detail::alloc_heap, alloc::detail::this_thread_heap);
+}
+
+// start() on another thread turns this thread's hook on: its next small
+// allocation is counted (here, with every allocation recorded, recorded).
+TEST(Profiler, StartFromAnotherThreadTurnsTheSmallEntriesHookOn) {
+    for (int i = 0; i < 2; ++i) alloc::free(alloc::pool_alloc(24));  // registers this thread, then points its entries at its heap
+    ASSERT_EQ(alloc::detail::alloc_heap, alloc::detail::this_thread_heap);
+    alloc::profiler::clear();
+    std::thread([] { alloc::profiler::start({Sampling::all}); }).join();
+    void* p = alloc::pool_alloc(24);
+    alloc::profiler::stop();
+    const auto profile = alloc::profiler::fetch();
+    alloc::free(p);
+    ASSERT_EQ(profile.allocations.size(), 1u);
+    EXPECT_EQ(profile.allocations[0].requested, 24u);
 }
 
 TEST(Profiler, ByteSamplingTotalsAreUnbiased) {

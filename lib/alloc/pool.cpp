@@ -20,7 +20,8 @@ namespace benchfp::alloc {
 bool profiler_enabled = false;
 // A new thread samples, counting allocations from 0: its first one calls
 // record_slow, which registers it (and stops its hook if the profiler is off).
-thread_local uint64_t detail::fast_limit = detail::hook_sampling_limit;
+thread_local detail::Heap* detail::alloc_heap = &detail::no_heap;
+thread_local uint64_t detail::hook_state = detail::hook_sampling;
 thread_local int64_t detail::sample_unit = detail::count_allocations;
 thread_local int64_t detail::sample_countdown = 0;
 
@@ -65,6 +66,7 @@ void hand_over(void* heap) {
     orphans = h;
     ++orphan_count;
     this_thread_heap = &no_heap;
+    __atomic_store_n(&alloc_heap, &no_heap, __ATOMIC_RELAXED);  // nothing pops from h here again
 }
 
 struct Reservation {
@@ -476,8 +478,24 @@ size_t trim_heap(Heap* h, size_t keep_bytes) {
 
 // Not inlined into the entries, so their fast paths keep nothing in callee-saved
 // registers and tail-call it.
-[[gnu::noinline]] void* alloc_small_slow(unsigned c) {
+[[gnu::noinline]] void* alloc_small_slow(size_t, const TypeInfo*, size_t c) {
     return alloc_from(heap_of_this_thread(), c);
+}
+
+// alloc_heap is not this thread's heap yet (a new thread, or start() or arm()
+// pointed it away), or the list is empty. Only this thread points alloc_heap
+// at its heap, and then reads the hook again, sequentially consistent as
+// start()'s stores of the state and then of alloc_heap (Dekker): either start()
+// points it away after this store, or this load sees the profiler sampling and
+// points it away itself.
+[[gnu::noinline]] void* alloc_small_stopped(size_t, const TypeInfo*, size_t c) {
+    Heap* h = heap_of_this_thread();
+    if (hook_word(alloc_heap) != h) {
+        __atomic_store_n(&alloc_heap, h, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&hook_state, __ATOMIC_SEQ_CST) == hook_sampling)
+            __atomic_store_n(&alloc_heap, &no_heap, __ATOMIC_SEQ_CST);
+    }
+    return alloc_from(h, c);
 }
 
 void* sampled_block(void* p) {
@@ -542,13 +560,6 @@ BENCHFP_LAYOUT_SHIFT_HERE(layout_shift_before_entry_points)
 [[gnu::aligned(64)]] void* alloc(size_t size, const TypeInfo* type) { return pool_alloc_inner<true>(size, type); }
 void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
     return record_slow(pool_alloc_inner<false>(size, type), size, type);
-}
-// A small size gets here only while the profiler samples, or if stop() ran
-// since the fast path's compare (then it counts once more: harmless), so only
-// a big size needs the hook's test.
-void* detail::alloc_not_fast(size_t size, const TypeInfo* type) {
-    if (size <= max_small_size ? counted_out(size) : must_sample(size)) return alloc_sampled(size, type);
-    return pool_alloc_inner<false>(size, type);
 }
 [[gnu::aligned(64)]] void* alloc_unprofiled(size_t size, const TypeInfo* type) {
     return pool_alloc_inner<false>(size, type);

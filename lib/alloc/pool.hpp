@@ -1,9 +1,10 @@
 #pragma once
 // benchfp's pool allocator: size-class pools of 16 KiB pages, one heap per
 // thread, explicit free. The fast path is here, inline: a size compare, a
-// table lookup and a free-list pop; the profiler hook is in the size compare
-// (stopped: no instruction of its own; sampling: every allocation leaves the
-// fast path to be counted, see fast_limit). Everything slow is out of line in
+// table lookup and a free-list pop; the profiler hook is in where the pop
+// looks (stopped: this thread's free lists, no instruction of its own;
+// sampling: lists that are always empty, so every allocation leaves the fast
+// path to be counted, see alloc_heap). Everything slow is out of line in
 // pool.cpp.
 //
 // The entry points follow Julia's (see the profiler seed):
@@ -81,8 +82,8 @@
 namespace benchfp::alloc {
 
 // Whether the profiler is recording (profiler.hpp starts and stops it). Only
-// slow paths read it: the hot paths see the profiler through fast_limit and
-// the page's owner word below.
+// slow paths read it: the hot paths see the profiler through alloc_heap,
+// hook_state and the page's owner word below.
 extern bool profiler_enabled;
 
 inline bool profiler_on() { return __atomic_load_n(&profiler_enabled, __ATOMIC_ACQUIRE); }
@@ -158,15 +159,28 @@ static_assert(sizeof(PageHeader) <= page_header_size);
 // strings workload.
 inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8) * 64; }
 
-// The hook's state, per thread. The small entries' fast path compares the
-// size with fast_limit, a compare it makes anyway (with the largest small
-// size, where the hook is compiled out): while the profiler is stopped,
-// fast_limit is hook_stopped_limit, max_small_size + 1, and the hook costs
-// no instruction at all, no store and no branch of its own (the design of the
+// The hook's state, per thread. The small entries' fast path pops from the
+// free lists of alloc_heap: while the profiler is stopped, alloc_heap is this
+// thread's heap, and the hook costs no instruction at all, no store, no branch
+// and no load of its own: the entry reads the heap's address from one TLS word
+// where, compiled out, it reads this_thread_heap (the design of the
 // allocation-profiler seed: a stopped profiler costs the hot path nothing).
-// While it samples, fast_limit is 0: every allocation leaves the fast path for
-// alloc_not_fast, which counts it down. sample_countdown is what may still pass
-// before the next call into the profiler, counted in the unit sample_unit names:
+// While it samples, alloc_heap is no_heap, whose lists are always empty: every
+// small allocation finds its list empty, and the entry's branch for that (out
+// of its hot path) counts the allocation down and pops from this_thread_heap. (The hook used to be a compare of the size with a per-thread
+// limit, where the entry compares with the largest small size anyway: no
+// instruction either, but one load more, and small_churn measured 1.016-1.019
+// hook off / compiled out over 4 code layouts, against 0.992-1.000 without it.
+// Sampling costs more this way, +11.1 instructions per allocation where the
+// limit cost +9.1: the fast path runs up to its empty list first.)
+// Only the owner thread points alloc_heap at its heap (alloc_small_stopped in
+// pool.cpp); start() and arm() point it at no_heap, stop() leaves it to the owner.
+//
+// hook_state is hook_sampling or hook_stopped: the big and managed entries read
+// it (a compare and a branch before a big allocation), and the small entries
+// once their list is empty.
+// sample_countdown is what may still pass before the next call into the
+// profiler, counted in the unit sample_unit names:
 //   count_bytes        bytes: byte sampling, an exponential gap drawn per
 //                      sample (tcmalloc's and Go's sampler);
 //   count_allocations  allocations: probability sampling, a geometric gap
@@ -175,10 +189,11 @@ inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8
 // record_slow only when the count goes negative. The words start so that a
 // thread's first allocation calls record_slow, which registers the thread:
 // start() and stop() then set its words from their own thread (profiler.cpp).
-[[gnu::tls_model("local-exec")]] constinit extern thread_local uint64_t fast_limit;  // local-exec: see this_thread_heap
+[[gnu::tls_model("local-exec")]] constinit extern thread_local Heap* alloc_heap;  // local-exec: see this_thread_heap
+[[gnu::tls_model("local-exec")]] constinit extern thread_local uint64_t hook_state;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_unit;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_countdown;
-inline constexpr uint64_t hook_stopped_limit = max_small_size + 1, hook_sampling_limit = 0;
+inline constexpr uint64_t hook_stopped = 0, hook_sampling = 1;
 inline constexpr int64_t count_bytes = 0, count_allocations = 1;
 
 // The arena all pages come from: an address range tells pool objects apart.
@@ -187,8 +202,8 @@ extern uintptr_t arena_size;
 // This thread's heap, or no_heap until its first allocation needs one (and
 // again once it exits): a heap whose lists are always empty and that owns no
 // page, so the fast paths need no null test (an empty list sends the
-// allocation to alloc_small_slow, an owner that is not this heap sends the free
-// to free_slow). constinit: no dynamic initialization, so other translation
+// allocation to a slow path, an owner that is not this heap sends the free to
+// free_slow). constinit: no dynamic initialization, so other translation
 // units read it directly instead of through a TLS init wrapper.
 // Local-exec TLS in every translation unit (one %fs-relative access, where a
 // unit that does not define it would first load its offset from the GOT):
@@ -196,7 +211,10 @@ extern uintptr_t arena_size;
 extern Heap no_heap;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local Heap* this_thread_heap;
 
-void* alloc_small_slow(unsigned size_class);
+// The small slow paths take the entries' arguments (size, type) in their
+// registers and the class beside them, so that an entry tail-calls them with
+// no move; the class as a size_t, as the entries index with it (no extension).
+void* alloc_small_slow(size_t size, const TypeInfo* type, size_t size_class);
 // Frees what the fast path cannot: remote frees and frees of objects on sampled
 // pages. Checks what can be checked there at no cost to the fast path (see above).
 void free_slow(PageHeader* page, void* p);
@@ -248,40 +266,53 @@ inline PageHeader* page_of(const void* p) {
     return __builtin_expect(left < 0, 0);
 }
 
-// This thread's fast_limit. start() and stop() write the word from their own
-// thread, so under ThreadSanitizer it is read atomically; elsewhere a plain
-// aligned 8-byte read is what x86-64 makes of a relaxed load anyway, and GCC
-// folds it into the compare (scripts/alloc_hook_instructions.sh counts it).
-// Plain, a compiler may keep it in a register across a loop with no call in
-// it, where a poke would go unseen: the entries are out of line (pool.cpp), so
-// every allocation through them reads it afresh.
-[[gnu::always_inline]] inline uint64_t fast_limit_now() {
+// This thread's hook words. start() and stop() write them from their own
+// thread, so under ThreadSanitizer they are read atomically; elsewhere a plain
+// aligned 8-byte read is what x86-64 makes of a relaxed load anyway
+// (scripts/alloc_hook_instructions.sh counts it). Plain, a compiler may keep
+// one in a register across a loop with no call in it, where a poke would go
+// unseen: the entries are out of line (pool.cpp), so every allocation through
+// them reads it afresh.
+template <typename T>
+[[gnu::always_inline]] inline T hook_word(T& word) {
 #if defined(__SANITIZE_THREAD__)
-    return __atomic_load_n(&fast_limit, __ATOMIC_RELAXED);
+    return __atomic_load_n(&word, __ATOMIC_RELAXED);
 #else
-    return fast_limit;
+    return word;
 #endif
 }
 
-// The hook of the big and managed entries and of alloc_not_fast, before the
-// allocation: whether this allocation of `size` bytes goes to the profiler. Its
+// The hook of the big and managed entries, before the allocation: whether this allocation of `size` bytes goes to the profiler. Its
 // count does not depend on the block, so what follows it is the unprofiled path
 // itself, which an entry tail-calls (with the hook after the allocation, the
 // entry kept size and type alive across the call, in a frame of its own).
 [[gnu::always_inline]] inline bool must_sample(size_t size) {
-    return __builtin_expect(fast_limit_now() == hook_sampling_limit, 0) && counted_out(size);
+    return __builtin_expect(hook_word(hook_state) == hook_sampling, 0) && counted_out(size);
 }
 
 // Allocations the profiler records: allocated untracked, then recorded (pool.cpp).
 [[gnu::cold, gnu::noinline]] void* alloc_sampled(size_t size, const TypeInfo* type);
-// What the small entries' fast path leaves: big sizes, and every allocation
-// while the profiler samples (fast_limit is then 0).
-[[gnu::noinline]] void* alloc_not_fast(size_t size, const TypeInfo* type);
+// Where the small entries go while the profiler is stopped and alloc_heap's
+// list of the class is empty: the list is, or alloc_heap is not this thread's
+// heap yet (pool.cpp).
+[[gnu::noinline]] void* alloc_small_stopped(size_t size, const TypeInfo* type, size_t size_class);
 // The big and managed entries' (big_alloc's blocks are aligned to big_alloc_alignment).
 inline constexpr size_t big_alloc_alignment = 64;
 [[gnu::cold, gnu::noinline]] void* big_block_sampled(size_t size, size_t alignment, const TypeInfo* type);
 
 }  // namespace detail
+
+// The head of heap h's list of class c, popped, or null when the list is empty.
+[[gnu::always_inline]] inline void* pop_object(detail::Heap* h, size_t c) {
+    detail::FreeObject* head = h->free[c];
+    if (__builtin_expect(head == nullptr, 0)) return nullptr;
+    h->free[c] = head->next;
+    if constexpr (pool_checked) detail::note_handed_out(head);  // the slow paths note their own
+    return head;
+}
+
+// Above the largest small size (its hook: must_sample).
+void* big_alloc(size_t size, const TypeInfo* type = &unknown_type);
 
 // The one inline fast path. Profiled = false compiles the hook out, so a
 // benchmark can set both builds side by side in one binary.
@@ -292,22 +323,23 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
     // Only in builds configured to test the regression gate (see CMakeLists.txt).
     for (int step = 0; step < BENCHFP_INJECT_ALLOC_SLOWDOWN; ++step) asm volatile("");
 #endif
-    // The hook is in the compare: fast_limit is max_small_size + 1 while the
-    // profiler is stopped, 0 while it samples (see there). What follows is the
-    // unprofiled path itself, slow paths still tail calls, and nothing (the
-    // type) is kept alive for after the allocation.
-    if constexpr (Profiled) {
-        if (__builtin_expect(size >= fast_limit_now(), 0)) return alloc_not_fast(size, type);
-    } else {
-        if (__builtin_expect(size > max_small_size, 0)) return big_alloc_untracked(size);
+    // The hook is in where the pop looks: alloc_heap is this thread's heap
+    // while the profiler is stopped, no_heap (its lists always empty) while it
+    // samples (see there). Slow paths are tail calls, and nothing (the type) is
+    // kept alive for after the allocation.
+    if (__builtin_expect(size > max_small_size, 0)) {
+        if constexpr (Profiled) return big_alloc(size, type);
+        return big_alloc_untracked(size);
     }
-    const unsigned c = size_class_of(size);
-    Heap* h = this_thread_heap;
-    FreeObject* head = h->free[c];
-    if (__builtin_expect(head == nullptr, 0)) return alloc_small_slow(c);
-    h->free[c] = head->next;
-    if constexpr (pool_checked) note_handed_out(head);  // the slow path notes its own
-    return head;
+    const size_t c = size_class_of(size);
+    if constexpr (Profiled) {
+        if (void* p = pop_object(hook_word(alloc_heap), c)) return p;
+        // The list is empty: always while the profiler samples.
+        if (hook_word(hook_state) != hook_sampling) return alloc_small_stopped(size, type, c);
+        if (counted_out(size)) return alloc_sampled(size, type);
+    }
+    if (void* p = pop_object(this_thread_heap, c)) return p;
+    return alloc_small_slow(size, type, c);
 }
 
 // Exported for generated code: no type is known there.
@@ -326,7 +358,6 @@ T* alloc_typed() {
     return static_cast<T*>(alloc(sizeof(T), &type_of<T>()));
 }
 
-void* big_alloc(size_t size, const TypeInfo* type = &unknown_type);
 void* managed_alloc(size_t size, size_t alignment = 64, const TypeInfo* type = &unknown_type);
 // Grows (or shrinks) a managed block, keeping min(old, new) bytes; the old block is freed.
 void* managed_realloc(void* p, size_t new_size, const TypeInfo* type = &unknown_type);

@@ -97,7 +97,8 @@ std::atomic<uint64_t> session{0};
 
 struct ThreadState {
     std::shared_ptr<ThreadBuffer> buffer;
-    uint64_t* limit = &detail::fast_limit;  // this thread's hook state: start() and stop() set it
+    uint64_t* state = &detail::hook_state;  // this thread's hook: start() and stop() set it
+    detail::Heap** heap = &detail::alloc_heap;  // start() points it away from the thread's heap
     int64_t* unit = &detail::sample_unit;
     int64_t* countdown = &detail::sample_countdown;
     uint64_t armed_session = 0;
@@ -215,15 +216,22 @@ constexpr size_t shard_count = 64;
 Shard shards[shard_count];
 Shard& shard_of(uintptr_t address) { return shards[(address >> 6) % shard_count]; }
 
+// Turns the hook of the thread whose words these are on: the state, then its
+// small entries' lists pointed at no_heap's (always empty), both sequentially
+// consistent (see alloc_small_stopped in pool.cpp, and stays_stopped).
+void hook_on(uint64_t* state, detail::Heap** heap) {
+    __atomic_store_n(state, detail::hook_sampling, __ATOMIC_SEQ_CST);
+    __atomic_store_n(heap, &detail::no_heap, __ATOMIC_SEQ_CST);
+}
+
 // This thread's hook: count `unit`s (count_bytes or count_allocations) and
 // call record_slow once more than `left` have passed. Written atomically, as
-// start() and stop() write these words from other threads; the limit last
-// (it turns the hook on) and sequentially consistent, as record_slow reads
-// profiler_enabled after it.
+// start() and stop() write these words from other threads; the hook last (it
+// turns it on), as record_slow reads profiler_enabled after it.
 void arm(int64_t unit, int64_t left) {
     __atomic_store_n(&detail::sample_countdown, left, __ATOMIC_RELAXED);
     __atomic_store_n(&detail::sample_unit, unit, __ATOMIC_RELAXED);
-    __atomic_store_n(&detail::fast_limit, detail::hook_sampling_limit, __ATOMIC_SEQ_CST);
+    hook_on(&detail::hook_state, &detail::alloc_heap);
 }
 
 // What start() writes in every known thread's count: far below anything a
@@ -282,9 +290,9 @@ double sample_weight(ThreadState& t, size_t size) {
 // The profiler is stopped: this thread's hook stops counting, unless start()
 // ran meanwhile. The sequentially consistent store and load pair with start()'s
 // (Dekker): either this thread sees the profiler on, or start() pokes this
-// thread's limit after the store below, so no thread stays stopped by a race.
+// thread's hook after the store below, so no thread stays stopped by a race.
 bool stays_stopped() {
-    __atomic_store_n(&detail::fast_limit, detail::hook_stopped_limit, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&detail::hook_state, detail::hook_stopped, __ATOMIC_SEQ_CST);
     return !__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST);
 }
 
@@ -364,7 +372,7 @@ void start(const Options& options) {
     __atomic_store_n(&profiler_enabled, true, __ATOMIC_SEQ_CST);
     // Every known thread's next allocation arms its count for this session;
     // threads not known yet do so on their first allocation (pool.cpp). The
-    // unit and the count (`poked`) first, then the limit, which turns the hook
+    // unit and the count (`poked`) first, then the hook (hook_on), which turns it
     // on (after profiler_enabled: see stays_stopped): a stopped thread starts
     // counting from `poked`, never from a count left over from an earlier
     // session. A thread that arms meanwhile either keeps its own arm for this
@@ -377,7 +385,7 @@ void start(const Options& options) {
     for (ThreadState* t : live_threads) {
         __atomic_store_n(t->unit, detail::count_allocations, __ATOMIC_RELAXED);
         __atomic_store_n(t->countdown, poked, __ATOMIC_RELAXED);
-        __atomic_store_n(t->limit, detail::hook_sampling_limit, __ATOMIC_SEQ_CST);
+        hook_on(t->state, t->heap);
     }
     arm(detail::count_allocations, poked);
 }
@@ -388,9 +396,11 @@ void stop() {
     // that arms again after this finds the profiler stopped there and stops
     // itself; one inside its hook counts once more.
     std::lock_guard lock(buffers_mutex);
-    // Sequentially consistent, as arm()'s store of the limit, so that a thread
+    // Sequentially consistent, as arm()'s store of the state, so that a thread
     // arming in record_slow either sees profiler_enabled false or is stopped here.
-    for (ThreadState* t : live_threads) __atomic_store_n(t->limit, detail::hook_stopped_limit, __ATOMIC_SEQ_CST);
+    // The thread's small entries keep looking at no_heap's lists until its next
+    // allocation points them at its heap (alloc_small_stopped): only the owner does that.
+    for (ThreadState* t : live_threads) __atomic_store_n(t->state, detail::hook_stopped, __ATOMIC_SEQ_CST);
 }
 
 
