@@ -193,6 +193,41 @@ TEST(Profiler, StartFromAnotherThreadTurnsTheSmallEntriesHookOn) {
     EXPECT_EQ(profile.allocations[0].requested, 24u);
 }
 
+// start() and stop() from one thread while another allocates (the race the
+// sequentially consistent pair in alloc_small_stopped is for; ThreadSanitizer
+// runs it too): after the last start() returns, the other thread's next
+// allocation is recorded, and after the last stop() its entries go back to
+// its own heap.
+TEST(Profiler, StartAndStopRacingWithAnAllocatingThreadLoseNoPoke) {
+    std::atomic<int> phase{0};
+    std::atomic<bool> back_on_heap{false};
+    std::thread worker([&] {
+        // 1000 bytes among them: the class's list is not empty when it counts below.
+        for (int i = 0; phase.load(std::memory_order_acquire) == 0; ++i)
+            alloc::free(alloc::pool_alloc(i % 2 ? 1000 : 16 + i % 64));
+        alloc::free(alloc::pool_alloc(1000));  // the profiler records every allocation now
+        phase.store(2, std::memory_order_release);
+        while (phase.load(std::memory_order_acquire) != 3) std::this_thread::yield();
+        for (int i = 0; i < 2; ++i) alloc::free(alloc::pool_alloc(1000));
+        back_on_heap = alloc::detail::alloc_heap == alloc::detail::this_thread_heap;
+    });
+    for (int k = 0; k < 300; ++k) {
+        alloc::profiler::start({Sampling::bytes, 1.0, 1 << 20});
+        alloc::profiler::stop();
+    }
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    phase.store(1, std::memory_order_release);
+    while (phase.load(std::memory_order_acquire) != 2) std::this_thread::yield();
+    alloc::profiler::stop();
+    const auto profile = alloc::profiler::fetch();
+    phase.store(3, std::memory_order_release);
+    worker.join();
+    EXPECT_TRUE(std::any_of(profile.allocations.begin(), profile.allocations.end(),
+                            [](const auto& a) { return a.requested == 1000; }));
+    EXPECT_TRUE(back_on_heap);
+}
+
 TEST(Profiler, ByteSamplingTotalsAreUnbiased) {
     // About total/mean samples; the estimate's relative standard deviation is
     // about 1/sqrt(samples): 5 sigma of that is the bound.

@@ -99,6 +99,22 @@ TEST(PairedMeasurement, SameWorkVariantsTimeTheReferencesCallCount) {
     EXPECT_NEAR(run.stats[2].to_reference.median, 3.0, 0.1);                  // still per call
 }
 
+// Perf mode builds each kernel at 4 code placements and a variant's calls take
+// them in turn: a chunk of several calls holds a multiple of 4, so every chunk
+// times each placement equally; a chunk of one call stays one call.
+TEST(PairedMeasurement, ChunksHoldAMultipleOfTheCallsMultiple) {
+    SyntheticMachine machine{{1.0, 1.0, 3.0}};  // 0.1 ms a call: 10 or 11 for a 1 ms chunk
+    PairedOptions options;
+    options.budget_ms = 0;
+    options.calls_multiple = 4;
+    const auto run = measure_paired({true, true, false}, std::ref(machine), options);
+    EXPECT_EQ(run.stats[0].calls_per_sample, 12);
+    EXPECT_EQ(run.stats[1].calls_per_sample, 12);
+    EXPECT_EQ(run.stats[2].calls_per_sample, 4);  // a peer keeps its own count: ceil(1 / 0.3)
+    SyntheticMachine slow{{20.0, 20.0}};  // 2 ms a call: one fills a chunk
+    EXPECT_EQ(measure_paired({true, true}, std::ref(slow), options).stats[1].calls_per_sample, 1);
+}
+
 TEST(PairedMeasurement, BudgetSpentReportsTheWidthReachedNotTheTarget) {
     SyntheticMachine machine{{1.0, 1.0}};
     machine.jitter = 0.05;

@@ -28,6 +28,7 @@
 namespace benchfp::harness {
 
 class Workload;
+struct WorkloadCall;
 
 // Options that apply to the whole run, not to cases: command line only.
 struct KernelRunOptions {
@@ -65,9 +66,11 @@ private:
     void run_corr(const KernelCase& c);
     void run_list(const KernelCase& c);
     void run_perf_group(size_t first, size_t end);  // kernel_perf.cpp
-    // Times the policies of a group that built, with its A/A copy and peers;
+    // Times the policies of a group that built (each case's kernel at every
+    // code placement: `placed`, beside `running`), with its A/A copy and peers;
     // throws when one of those cannot be made (every case then fails).
-    void time_perf_group(const std::vector<const KernelCase*>& running, Workload& workload,
+    void time_perf_group(const std::vector<const KernelCase*>& running,
+                         const std::vector<std::vector<WorkloadCall>>& placed, Workload& workload,
                          std::chrono::steady_clock::time_point begun);
     size_t perf_group_end(size_t first) const;
     SampledCall* begin_unwind(const KernelCase& c);  // kernel_unwind.cpp

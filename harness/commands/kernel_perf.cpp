@@ -35,20 +35,23 @@ namespace {
 // (README, "Frame cost per kernel x ISA"): the same instructions at another
 // address, a fact of the instance, not of its policy, and it changes from
 // process to process. So every timed kernel, each policy's and the A/A
-// copy's, is built at code_placements places (each its own code buffer, its
-// entry placement_stride_bytes further in than the one before: not a multiple
-// of 16, so every instruction moves within its 16-, 32- and 64-byte blocks;
-// the loops the kernels align stay aligned, since Xbyak aligns absolute
-// addresses), and its calls take them in turn. A ratio is then one over
-// placements, as the allocator's layout sweep averages over code layouts, and
-// one unlucky instance moves it by a quarter of its own offset.
+// copy's, is built at code_placements places, each its own code buffer, its
+// entry placement_stride_bytes further in than the one before (4 apart modulo
+// 16: the placements put every instruction at 4 different offsets within its
+// 16-, 32- and 64-byte blocks; the loops the kernels align stay aligned, since
+// Xbyak aligns absolute addresses), and its calls take them in turn. A chunk
+// of several calls holds a multiple of code_placements (PairedOptions::
+// calls_multiple), so it times every placement equally, as the allocator's
+// layout sweep averages over code layouts; where one call fills a chunk (gemm
+// 1024^3, the 64 MiB rows), chunks take the placements in turn and the median
+// is over pairs of mixed placements.
 constexpr size_t code_placements = 4;
-constexpr size_t placement_stride_bytes = 1000;
-// The A/A copies start half a stride past the policies', at other alignments.
+constexpr size_t placement_stride_bytes = 1012;
+// The A/A copies start half a stride past the policies' (2 apart from them modulo 16).
 constexpr size_t aa_padding_bytes = placement_stride_bytes / 2;
 
 // The calls of `spec`'s kernel at every placement, the first at `first_padding`
-// into its buffer; `built`, if given, is the variant already built there.
+// into its buffer; `built`, if given, is its variant already built there.
 std::vector<WorkloadCall> placed_calls(Workload& workload, const KernelSpec& spec, size_t first_padding,
                                        std::optional<size_t> built) {
     std::vector<WorkloadCall> calls;
@@ -107,6 +110,7 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
     const auto begun = Clock::now();
     // One workload, one kernel per policy: every variant runs on the same buffers.
     std::vector<const KernelCase*> running;
+    std::vector<std::vector<WorkloadCall>> placed;  // running[i]'s kernel at every placement
     std::unique_ptr<Workload> workload;
     for (size_t i = first; i < end; ++i) {
         const KernelCase& c = cases_[i];
@@ -117,8 +121,10 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
         // A variant that cannot be built (its verifier refuses it, say) fails alone:
         // the group's other policies are still timed.
         try {
+            size_t built = 0;  // the case's variant at the first placement
             if (!workload) workload = find_family(c.spec.kernel)->make_workload(c);
-            else workload->add_variant(c.spec);
+            else built = workload->add_variant(c.spec);
+            placed.push_back(placed_calls(*workload, c.spec, 0, built));
         } catch (const std::exception& e) {
             record(c, report::State::failed, std::string("error: ") + e.what(), 0, {});
             continue;
@@ -127,7 +133,7 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
     }
     if (running.empty()) return;
     try {
-        time_perf_group(running, *workload, begun);
+        time_perf_group(running, placed, *workload, begun);
     } catch (const std::exception& e) {
         // Every case of the group is recorded once, here: none was timed.
         for (const KernelCase* c : running)
@@ -135,13 +141,13 @@ void KernelRun::run_perf_group(size_t first, size_t end) {
     }
 }
 
-void KernelRun::time_perf_group(const std::vector<const KernelCase*>& running, Workload& workload,
+void KernelRun::time_perf_group(const std::vector<const KernelCase*>& running,
+                                const std::vector<std::vector<WorkloadCall>>& placed, Workload& workload,
                                 Clock::time_point begun) {
-    // Timed variants: the policies (built in run_perf_group as variants 0, 1, ...), then the
-    // A/A control, the first policy's kernel again at placements of its own: the noise floor
-    // that code placement alone leaves on a ratio.
+    // Timed variants: the policies, then the A/A control, the first policy's kernel again at
+    // placements of its own: the noise floor that code placement alone leaves on a ratio.
     std::vector<TimedVariant> variants;
-    for (size_t v = 0; v < running.size(); ++v) variants.push_back(cycled(placed_calls(workload, running[v]->spec, 0, v)));
+    for (const std::vector<WorkloadCall>& calls : placed) variants.push_back(cycled(calls));
     const size_t aa_index = variants.size();
     variants.push_back(cycled(placed_calls(workload, running.front()->spec, aa_padding_bytes, std::nullopt)));
     std::unique_ptr<Peer> onednn, copy, peak;
@@ -154,6 +160,7 @@ void KernelRun::time_perf_group(const std::vector<const KernelCase*>& running, W
         if (peer) variants.push_back({[peer] { peer->run(); }, false});
     PairedOptions options;
     options.budget_ms = running.front()->max_ms_per_prb;
+    options.calls_multiple = code_placements;
     const PairedRun run = measure_paired(variants, options);
     const auto& stats = run.stats;
     size_t peer_index = aa_index + 1;

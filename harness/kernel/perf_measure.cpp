@@ -26,6 +26,8 @@ public:
             const double once = std::max(timer_(v, 1), 1e-6);
             run_.stats[v].calls_per_sample = std::max(1L, std::lround(std::ceil(options_.chunk_ms / once)));
         }
+        if (long& calls = run_.stats[0].calls_per_sample; calls > 1 && options_.calls_multiple > 1)
+            calls = (calls + options_.calls_multiple - 1) / options_.calls_multiple * options_.calls_multiple;
         for (size_t v = 1; v < same_work_.size(); ++v)
             if (same_work_[v]) run_.stats[v].calls_per_sample = run_.stats[0].calls_per_sample;
         for (size_t v = 0; v < same_work_.size(); ++v) timer_(v, run_.stats[v].calls_per_sample);

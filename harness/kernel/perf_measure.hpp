@@ -45,6 +45,10 @@ struct PairedOptions {
     double target_half_width = 0.002;  // relative: 0.2%
     double chunk_ms = 1.0;             // a chunk at least this long: the clock's cost vanishes in it
     size_t min_pairs = 8;              // the fewest with a 95% interval is 6
+    // A same-work chunk of more than one call holds a multiple of this many
+    // calls: the code placements a variant's calls take in turn, each timed
+    // equally in every chunk. A chunk of one call stays one call.
+    long calls_multiple = 1;
 };
 
 struct PairedRun {

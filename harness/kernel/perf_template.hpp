@@ -10,7 +10,7 @@
 //   %frame-cost% (the median of paired time ratios to the first policy, with
 //   its 95% interval: %frame-ci% "[lo;hi]", %frame-lo% %frame-hi%; n/a on the
 //   first policy's own line) %aa% %aa-ci% %aa-lo% %aa-hi% (the A/A control: the
-//   first policy's kernel at another code address over itself, the noise floor)
+//   first policy's kernel at code placements of its own over itself, the noise floor)
 //   %pairs% (pairs behind each paired ratio)
 //   %rounds%
 #include "kernel/kernel_cases.hpp"

@@ -552,9 +552,11 @@ bool in_big_region(const void* p) { return reinterpret_cast<uintptr_t>(p) - big_
 
 BENCHFP_LAYOUT_SHIFT_HERE(layout_shift_before_entry_points)
 // The small entries start a cache line each (as glibc aligns its string
-// functions): their fast path, 11 instructions, then lies in one 64-byte line
-// wherever the code around them moves, and the hooked and unhooked entries
-// differ only in the compare's operand.
+// functions): their fast path, 12 instructions, then lies in one 64-byte line
+// wherever the code around them moves, and the hooked and unhooked entries'
+// fast paths differ only in the TLS word they load (alloc_heap,
+// this_thread_heap); the hooked entries' empty-list branch, out of that line,
+// holds the sampling path.
 [[gnu::aligned(64)]] void* pool_alloc(size_t size) { return pool_alloc_inner<true>(size, &unknown_type); }
 [[gnu::aligned(64)]] void* pool_alloc_unprofiled(size_t size) { return pool_alloc_inner<false>(size, &unknown_type); }
 [[gnu::aligned(64)]] void* alloc(size_t size, const TypeInfo* type) { return pool_alloc_inner<true>(size, type); }

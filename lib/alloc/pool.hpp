@@ -15,7 +15,8 @@
 //   managed_alloc(...)       growable arrays: aligned, with managed_realloc
 // Every allocation is recorded exactly once, whichever path it takes. Each
 // entry has the hook inside it, in the same function, tested before it
-// allocates (must_sample), so that the entry tail-calls the unprofiled path. A
+// allocates (the big and managed entries: must_sample; the small ones: an
+// empty list, see alloc_heap), so that the entry tail-calls the unprofiled path. A
 // hook after the allocation (Julia's shape: an inline wrapper around an
 // untracked call, or the hook after big_block) kept the size and type alive
 // across the call and turned the caller's tail call into a frame of its own,
@@ -170,7 +171,7 @@ inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8
 // of its hot path) counts the allocation down and pops from this_thread_heap. (The hook used to be a compare of the size with a per-thread
 // limit, where the entry compares with the largest small size anyway: no
 // instruction either, but one load more, and small_churn measured 1.016-1.019
-// hook off / compiled out over 4 code layouts, against 0.992-1.000 without it.
+// hook off / compiled out over 4 code layouts, against 0.992-0.998 without it.
 // Sampling costs more this way, +11.1 instructions per allocation where the
 // limit cost +9.1: the fast path runs up to its empty list first.)
 // Only the owner thread points alloc_heap at its heap (alloc_small_stopped in

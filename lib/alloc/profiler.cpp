@@ -23,7 +23,47 @@ namespace {
 using profiler::Options;
 using profiler::Sampling;
 
-Options current_options;
+// The options of the current session. Threads that sample read them while
+// start() may write them (a start() while threads sample, the profiler running
+// or just stopped): a sequence lock over atomic words, so that a reader gets
+// one session's options whole. One writer at a time (start()).
+class SessionOptions {
+public:
+    void store(const Options& o) {
+        const uint64_t s = sequence_.load(std::memory_order_relaxed);
+        sequence_.store(s + 1, std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_release);
+        sampling_.store(o.sampling, std::memory_order_relaxed);
+        probability_.store(o.probability, std::memory_order_relaxed);
+        mean_bytes_.store(o.mean_bytes, std::memory_order_relaxed);
+        max_depth_.store(o.max_depth, std::memory_order_relaxed);
+        seed_.store(o.seed, std::memory_order_relaxed);
+        sequence_.store(s + 2, std::memory_order_release);
+    }
+    Options load() const {
+        for (;;) {
+            const uint64_t s = sequence_.load(std::memory_order_acquire);
+            Options o;
+            o.sampling = sampling_.load(std::memory_order_relaxed);
+            o.probability = probability_.load(std::memory_order_relaxed);
+            o.mean_bytes = mean_bytes_.load(std::memory_order_relaxed);
+            o.max_depth = max_depth_.load(std::memory_order_relaxed);
+            o.seed = seed_.load(std::memory_order_relaxed);
+            std::atomic_thread_fence(std::memory_order_acquire);
+            if (!(s & 1) && sequence_.load(std::memory_order_relaxed) == s) return o;
+            __builtin_ia32_pause();
+        }
+    }
+
+private:
+    std::atomic<uint64_t> sequence_{0};  // odd while store() writes
+    std::atomic<Sampling> sampling_{Options{}.sampling};
+    std::atomic<double> probability_{Options{}.probability};
+    std::atomic<size_t> mean_bytes_{Options{}.mean_bytes};
+    std::atomic<int> max_depth_{Options{}.max_depth};
+    std::atomic<uint64_t> seed_{Options{}.seed};
+};
+SessionOptions current_options;
 
 uint64_t now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -128,7 +168,10 @@ struct ThreadState {
     }
 
     double uniform() {  // in (0, 1)
-        if (!rng) rng = ((current_options.seed ? current_options.seed : now_ns()) ^ (uint64_t{buffer->tid} << 32)) | 1;
+        if (!rng) {
+            const uint64_t seed = current_options.load().seed;
+            rng = ((seed ? seed : now_ns()) ^ (uint64_t{buffer->tid} << 32)) | 1;
+        }
         rng ^= rng >> 12;
         rng ^= rng << 25;
         rng ^= rng >> 27;
@@ -259,12 +302,13 @@ double sample_weight(ThreadState& t, size_t size) {
     const bool first_of_session =
         t.armed_session != current || __atomic_load_n(&detail::sample_countdown, __ATOMIC_RELAXED) < poked / 2;
     t.armed_session = current;
-    switch (current_options.sampling) {
+    const Options options = current_options.load();
+    switch (options.sampling) {
     case Sampling::all:
         arm(detail::count_allocations, 0);
         return 1.0;
     case Sampling::probability: {
-        const double p = current_options.probability;
+        const double p = options.probability;
         const int64_t gap = geometric_gap(t, p);
         if (first_of_session && gap > 0) {  // this allocation is the gap's first
             arm(detail::count_allocations, gap - 1);
@@ -276,7 +320,7 @@ double sample_weight(ThreadState& t, size_t size) {
     case Sampling::bytes:
         break;
     }
-    const double mean = static_cast<double>(current_options.mean_bytes);
+    const double mean = static_cast<double>(options.mean_bytes);
     const auto next_gap = [&] { return static_cast<int64_t>(std::min(t.exponential(mean), 0x1p62)); };
     if (first_of_session) {  // the first gap starts before this allocation
         const int64_t left = next_gap() - static_cast<int64_t>(size);
@@ -344,7 +388,7 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     {
         std::lock_guard lock(b.mutex);
         const auto first = static_cast<uint32_t>(b.frames.size());
-        const uint32_t depth = capture_stack(t, b.frames, current_options.max_depth, b.dropped_frames);
+        const uint32_t depth = capture_stack(t, b.frames, current_options.load().max_depth, b.dropped_frames);
         index = static_cast<uint32_t>(b.records.size());
         b.records.push_back({type ? type : &unknown_type, requested, allocated, first, depth, ticks(),
                              reinterpret_cast<uintptr_t>(p), weight});
@@ -366,7 +410,7 @@ void record_free_slow(void* p) {
 namespace profiler {
 
 void start(const Options& options) {
-    current_options = options;
+    current_options.store(options);
     clock_at_start = clock_now();
     session.fetch_add(1, std::memory_order_release);
     __atomic_store_n(&profiler_enabled, true, __ATOMIC_SEQ_CST);
@@ -406,7 +450,7 @@ void stop() {
 
 Profile fetch() {
     Profile profile;
-    profile.options = current_options;
+    profile.options = current_options.load();
     const ClockPoint at_fetch = clock_now();
     const double ns_per_tick = at_fetch.tick > clock_at_start.tick
                                    ? double(at_fetch.ns - clock_at_start.ns) / double(at_fetch.tick - clock_at_start.tick)

@@ -24,9 +24,10 @@ namespace benchfp::jit {
 
 // While alive, every kernel built on this thread starts `bytes` into its code
 // buffer, behind int3 filler: the same instructions at another address and
-// another alignment within cache lines and fetch blocks. Perf mode's A/A
-// control times such a copy against the original, which shows the noise
-// floor that code placement alone puts on a ratio. Restores the previous value.
+// another alignment within cache lines and fetch blocks. Perf mode builds every
+// timed kernel at several such placements, and its A/A control times copies
+// against the original, which shows the noise floor that code placement alone
+// puts on a ratio. Restores the previous value.
 class ScopedEntryPadding {
 public:
     explicit ScopedEntryPadding(size_t bytes);
