@@ -168,7 +168,8 @@ inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8
 // allocation-profiler seed: a stopped profiler costs the hot path nothing).
 // While it samples, alloc_heap is no_heap, whose lists are always empty: every
 // small allocation finds its list empty, and the entry's branch for that (out
-// of its hot path) counts the allocation down and pops from this_thread_heap. (The hook used to be a compare of the size with a per-thread
+// of its hot path) counts the allocation down and pops from this_thread_heap.
+// (The hook used to be a compare of the size with a per-thread
 // limit, where the entry compares with the largest small size anyway: no
 // instruction either, but one load more, and small_churn measured 1.016-1.019
 // hook off / compiled out over 4 code layouts, against 0.992-0.998 without it.
@@ -202,7 +203,8 @@ extern uintptr_t arena_base;
 extern uintptr_t arena_size;
 // This thread's heap, or no_heap until its first allocation needs one (and
 // again once it exits): a heap whose lists are always empty and that owns no
-// page, so the fast paths need no null test (an empty list sends the
+// page (alloc_heap points at it while the profiler samples), so the fast paths
+// need no null test (an empty list sends the
 // allocation to a slow path, an owner that is not this heap sends the free to
 // free_slow). constinit: no dynamic initialization, so other translation
 // units read it directly instead of through a TLS init wrapper.
