@@ -230,7 +230,6 @@ if ((judged == 1)); then
   # (Perf mode now builds each kernel at 4 placements and takes them in turn,
   # which the relu row's 1.0163 A/A of one placement no longer reads; what is
   # left still moves rows from process to process: README, frame-cost table.)
-  mv "$report/judge.txt" "$work/judge-first.txt"
   confirm=()
   rerun_failed() {  # rerun_failed ROUND OPTION: re-runs the failed groups of the report; appends OPTION=FILE to confirm
     local round=$1 option=$2 groups what family isa
@@ -257,26 +256,24 @@ if ((judged == 1)); then
       esac
     done <<< "$groups"
   }
-  rerun_failed 1 --confirm
-  if ((${#confirm[@]})); then
-    step "judging again: a failure counts only if the re-run shows it too"
+  # Each round re-runs what the judgement before it failed and judges again with
+  # every round's files (benchfp judge applies them in turn); a round that
+  # re-runs nothing leaves the judgement before it standing.
+  round=0
+  for option in --confirm --confirm-again; do
+    ((++round))
+    mv "$report/judge.txt" "$work/judge-$round.txt"
+    before=${#confirm[@]}
+    rerun_failed "$round" "$option"
+    if ((${#confirm[@]} == before)); then
+      mv "$work/judge-$round.txt" "$report/judge.txt"
+      break
+    fi
+    step "judging again (round $round): a failure counts only if every re-run shows it too"
     judge_all "${confirm[@]}"
     judged=$?
-    if ((judged == 1)); then
-      mv "$report/judge.txt" "$work/judge-second.txt"
-      first_round=${#confirm[@]}
-      rerun_failed 2 --confirm-again
-      if ((${#confirm[@]} > first_round)); then
-        step "judging a third time: a failure counts only if the second re-run shows it too"
-        judge_all "${confirm[@]}"
-        judged=$?
-      else
-        mv "$work/judge-second.txt" "$report/judge.txt"
-      fi
-    fi
-  else
-    mv "$work/judge-first.txt" "$report/judge.txt"
-  fi
+    ((judged == 1)) || break
+  done
 fi
 sed -n '/^## Job Properties/,/^## Results/p' "$report/judge.txt" | grep -v '^## Results' | head -20
 ((judged > status)) && status=$judged
