@@ -210,9 +210,9 @@ constexpr uintptr_t os_page = 4096;
 // A class's blocks are carved from chunks of at least this much (a whole slot for the largest classes).
 constexpr size_t big_chunk_bytes = size_t{64} << 10;
 
-uintptr_t round_up(uintptr_t n, uintptr_t to) { return (n + to - 1) & ~(to - 1); }
+constexpr uintptr_t round_up(uintptr_t n, uintptr_t to) { return (n + to - 1) & ~(to - 1); }
 // Whole multiples of 64 B, so every slot of a chunk is 64-byte aligned (the classes below 256 B are not).
-constexpr size_t big_stride_of(unsigned c) { return (big_header_room + big_class_payload(c) + 63) & ~size_t{63}; }
+constexpr size_t big_stride_of(unsigned c) { return round_up(big_header_room + big_class_payload(c), 64); }
 // A table: the alloc and free paths ask for a class's stride (and whether it is
 // releasable) several times each; computed, those took 33 of the 178
 // instructions of a big allocation and free (callgrind).
