@@ -11,6 +11,11 @@
 #include <initializer_list>
 #include <string>
 
+// A stored allocator baseline, real data the judge tests start from (relative
+// to the source tree): the one recorded on the 2-core AMD EPYC Zen 5 guest.
+inline const std::string stored_alloc_baseline =
+    "results/baselines/amd-epyc-family-26-model-2-avx512-2cores/alloc.json";
+
 struct CommandRun {
     int status = -1;
     std::string output;  // stdout and stderr

@@ -367,7 +367,7 @@ TEST(CliBadInput, ConflictingSamplingOptions) {
 TEST(CliJudge, CorruptBaselineIsBadInputNeverAPass) {
     const auto path = std::filesystem::temp_directory_path() / ("benchfp_corrupt_" + std::to_string(getpid()) + ".json");
     std::ofstream(path) << "{\"schema\": \"benchfp.baseline/1\", \"benchm";
-    expect_usage_error("judge --current=results/baselines/amd-epyc-avx512-2cores/alloc.json --baseline=" + path.string() +
+    expect_usage_error("judge --current=" + stored_alloc_baseline + " --baseline=" + path.string() +
                            " --report=/tmp/benchfp_judge_report",
                        path.string() + ": baseline is not valid JSON");
     std::filesystem::remove(path);
@@ -376,7 +376,7 @@ TEST(CliJudge, CorruptBaselineIsBadInputNeverAPass) {
 TEST(CliJudge, ASlowerBenchmarkFailsTheGateWithItsRowMarked) {
     // A current run made from the stored baseline (Google Benchmark's format), with
     // one benchmark 50% slower: the time row of that benchmark must be :x:.
-    const auto doc = nlohmann::json::parse(std::ifstream(std::string(BENCHFP_SOURCE_DIR) + "/results/baselines/amd-epyc-avx512-2cores/alloc.json"));
+    const auto doc = nlohmann::json::parse(std::ifstream(std::string(BENCHFP_SOURCE_DIR) + "/" + stored_alloc_baseline));
     nlohmann::json current = {{"context", {{"benchfp_cpu", doc["fingerprint"]["cpu"]},
                                            {"benchfp_isa", doc["fingerprint"]["isa"]},
                                            {"benchfp_cores", std::to_string(doc["fingerprint"]["cores"].get<int>())}}},

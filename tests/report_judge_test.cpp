@@ -1,6 +1,7 @@
 // The judge on fixed inputs: every verdict, NaN, missing and new benchmarks,
 // other machines, limits; and bad files, which never pass.
 #include "report/judge.hpp"
+#include "report/machine.hpp"
 
 #include <gtest/gtest.h>
 
@@ -403,14 +404,34 @@ TEST(Judge, AReportHasASectionPerMachine) {
 }
 
 TEST(Judge, TheFingerprintRoundTripsThroughJson) {
-    Fingerprint f{"AMD EPYC", "avx512", 2};
+    Fingerprint f{"AMD EPYC (family 26, model 2)", "avx512", 2};
     f.host = "h";
     const nlohmann::json j = to_json(f);
     const Fingerprint back = fingerprint_from_json(In(j, "f.json", ""));
     EXPECT_TRUE(same_machine(back, f));
     EXPECT_EQ(back.host, "h");
-    EXPECT_EQ(f.slug(), "amd-epyc-avx512-2cores");
+    EXPECT_EQ(f.slug(), "amd-epyc-family-26-model-2-avx512-2cores");
     EXPECT_FALSE(Fingerprint{}.known());
+}
+
+// Two CPUs a hypervisor names alike ("AMD EPYC" for a Zen 4 and a Zen 5 guest)
+// are two machines: this machine's CPU carries its family and model numbers.
+TEST(Judge, ThisMachinesCpuCarriesItsFamilyAndModel) {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string family, model;
+    for (std::string line; std::getline(cpuinfo, line) && (family.empty() || model.empty());) {
+        const auto value = [&] { return line.substr(line.find_first_not_of(" \t", line.find(':') + 1)); };
+        if (line.rfind("cpu family\t", 0) == 0) family = value();
+        if (line.rfind("model\t", 0) == 0) model = value();
+    }
+    ASSERT_FALSE(family.empty() || model.empty()) << "/proc/cpuinfo names no cpu family and model here";
+    const Fingerprint f = this_machine("avx2");
+    const std::string tail = " (family " + family + ", model " + model + ")";
+    ASSERT_GT(f.cpu.size(), tail.size()) << f.cpu;
+    EXPECT_EQ(f.cpu.substr(f.cpu.size() - tail.size()), tail) << f.cpu;
+    Fingerprint other = f;
+    other.cpu = f.cpu.substr(0, f.cpu.size() - tail.size()) + " (family " + family + ", model 999)";
+    EXPECT_FALSE(same_machine(f, other));
 }
 
 // A failure must reproduce (confirm): a measured failure a re-run does not show

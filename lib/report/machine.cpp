@@ -69,15 +69,18 @@ bool same_machine(const Fingerprint& a, const Fingerprint& b) { return a.known()
 
 namespace {
 
-// The first "<key> : value" line of /proc/cpuinfo, or "" where there is none.
+// The value of the first "<key>\t: value" line of /proc/cpuinfo, or "" where
+// there is none. The key is matched whole: "model" is not "model name".
 std::string cpuinfo_field(const std::string& key) {
     std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line);)
-        if (line.rfind(key, 0) == 0 && line.find(':') != std::string::npos) {
-            const std::string value = line.substr(line.find(':') + 1);
-            const size_t start = value.find_first_not_of(" \t");
-            return start == std::string::npos ? "" : value.substr(start);
-        }
+    for (std::string line; std::getline(cpuinfo, line);) {
+        const size_t colon = line.find(':');
+        if (colon == std::string::npos || line.rfind(key, 0) != 0 ||
+            line.find_first_not_of(" \t", key.size()) != colon)
+            continue;
+        const size_t start = line.find_first_not_of(" \t", colon + 1);
+        return start == std::string::npos ? "" : line.substr(start);
+    }
     return "";
 }
 
@@ -91,7 +94,14 @@ std::string kernel_release() {
 
 std::string cpu_model() {
     const std::string model = cpuinfo_field("model name");
-    return model.empty() ? unknown : model;
+    if (model.empty()) return unknown;
+    // A hypervisor may pass a generic name ("AMD EPYC" for a Zen 4 and a Zen 5
+    // guest alike), so the model name alone let a baseline recorded on one CPU
+    // judge another, red on unchanged code. The family and model numbers are
+    // the CPU's own (CPUID), whatever name it is given.
+    const std::string family = cpuinfo_field("cpu family"), number = cpuinfo_field("model");
+    if (family.empty() || number.empty()) return model;
+    return model + " (family " + family + ", model " + number + ")";
 }
 
 Fingerprint this_machine(const std::string& isa) {

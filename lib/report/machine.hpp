@@ -3,7 +3,8 @@
 // that builds this machine's fingerprint and reads one from JSON (a baseline, a
 // Google Benchmark context, benchfp's own results).
 //
-// Identity is the CPU model, the ISA benchfp's kernels use and the core count:
+// Identity is the CPU model (its name, family and model: see cpu_model), the
+// ISA benchfp's kernels use and the core count:
 // two results compare as "the same machine" only when all three are known on
 // both sides and equal. "unknown" is never a match. Host name, clock, caches and
 // Google Benchmark's build type are described in reports, not compared (a
@@ -25,7 +26,7 @@ struct Fingerprint {
     Fingerprint(std::string cpu_model, std::string isa_name, int core_count)  // the identity
         : cpu(std::move(cpu_model)), isa(std::move(isa_name)), cores(core_count) {}
 
-    std::string cpu = unknown;  // CPU model ("model name" of /proc/cpuinfo)
+    std::string cpu = unknown;  // CPU model: cpu_model()
     std::string isa = unknown;  // highest ISA of lib/jit on this host ("none" below sse41)
     int cores = 0;              // online CPUs; 0: unknown
     // Described, not compared:
@@ -51,7 +52,9 @@ bool same_machine(const Fingerprint& a, const Fingerprint& b);
 // This machine. lib/report does not detect ISAs: the caller passes lib/jit's
 // name of jit::host_isa() ("none" when below every ISA).
 Fingerprint this_machine(const std::string& isa);
-// The CPU model from /proc/cpuinfo ("unknown" where there is none). Public only
+// The CPU model from /proc/cpuinfo: its "model name", then its family and
+// model numbers where it has them ("AMD EPYC (family 26, model 2)"), or
+// "unknown" where there is no name. Public only
 // while harness/kernel/host_info.cpp builds its own host JSON; once it uses
 // to_json(this_machine(isa)), this belongs in machine.cpp.
 std::string cpu_model();
