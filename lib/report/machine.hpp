@@ -42,7 +42,7 @@ struct Fingerprint {
     bool operator==(const Fingerprint& o) const { return cpu == o.cpu && isa == o.isa && cores == o.cores; }
     // "AMD EPYC, avx512, 2 cores", with "unknown" spelled out where it is.
     std::string describe() const;
-    // Directory name of this machine's baselines: "amd-epyc-avx512-2cores".
+    // Directory name of this machine's baselines: "amd-epyc-family-26-model-2-avx512-2cores".
     std::string slug() const;
 };
 

@@ -52,7 +52,7 @@ std::map<std::string, double> parse_instructions(const nlohmann::json& doc, cons
 namespace benchfp::report {
 
 // Where a machine's stored baseline of a suite lives: <dir>/<slug>/<suite>.json
-// ("results/baselines/amd-epyc-avx512-2cores/alloc.json").
+// ("results/baselines/amd-epyc-family-26-model-2-avx512-2cores/alloc.json").
 std::string baseline_path(const std::string& dir, const Fingerprint& machine, const std::string& suite);
 
 }  // namespace benchfp::report
