@@ -193,6 +193,28 @@ TEST(Profiler, StartFromAnotherThreadTurnsTheSmallEntriesHookOn) {
     EXPECT_EQ(profile.allocations[0].requested, 24u);
 }
 
+// The big and managed entries' hook is alloc_heap too: while the profiler
+// samples, every one of their allocations reaches it, even with a block on its
+// class's list; stopped, a thread that allocates only big blocks points its
+// alloc_heap back at its heap, and they are not recorded.
+TEST(Profiler, BigAndManagedEntriesSeeTheHookThroughAllocHeap) {
+    std::thread([] {
+        for (int i = 0; i < 2; ++i) alloc::free(alloc::big_alloc(5000));  // registers the thread, then points its alloc_heap at its heap
+        ASSERT_EQ(alloc::detail::alloc_heap, alloc::detail::this_thread_heap);
+        alloc::profiler::clear();
+        alloc::profiler::start({Sampling::all});
+        EXPECT_EQ(alloc::detail::alloc_heap, &alloc::detail::no_heap);
+        for (int i = 0; i < 3; ++i) alloc::free(alloc::big_alloc(5000));
+        alloc::free(alloc::managed_alloc(6000));
+        alloc::profiler::stop();
+        for (int i = 0; i < 2; ++i) alloc::free(alloc::big_alloc(5000));
+        EXPECT_EQ(alloc::detail::alloc_heap, alloc::detail::this_thread_heap);
+        const auto profile = alloc::profiler::fetch();
+        ASSERT_EQ(profile.allocations.size(), 4u);
+        EXPECT_EQ(profile.allocations[3].requested, 6000u);
+    }).join();
+}
+
 // start() and stop() from one thread while another allocates (the race the
 // sequentially consistent pair in alloc_small_stopped is for; ThreadSanitizer
 // runs it too): after the last start() returns, the other thread's next

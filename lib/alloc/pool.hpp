@@ -178,9 +178,10 @@ inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8
 // Only the owner thread points alloc_heap at its heap (alloc_small_stopped in
 // pool.cpp); start() and arm() point it at no_heap, stop() leaves it to the owner.
 //
-// hook_state is hook_sampling or hook_stopped: the big and managed entries read
-// it (a compare and a branch before a big allocation), and the small entries
-// once their list is empty.
+// The big and managed entries' common case (a block of up to 64 KiB at the
+// default alignment off its class's list) pops from alloc_heap the same way.
+// hook_state is hook_sampling or hook_stopped: the entries read it once the
+// list they popped from is empty.
 // sample_countdown is what may still pass before the next call into the
 // profiler, counted in the unit sample_unit names:
 //   count_bytes        bytes: byte sampling, an exponential gap drawn per
