@@ -15,8 +15,8 @@
 //   managed_alloc(...)       growable arrays: aligned, with managed_realloc
 // Every allocation is recorded exactly once, whichever path it takes. Each
 // entry has the hook inside it, in the same function, tested before it
-// allocates (the big and managed entries: must_sample; the small ones: an
-// empty list, see alloc_heap), so that the entry tail-calls the unprofiled path. A
+// allocates (an empty list of alloc_heap, see there; past it the big and
+// managed entries' must_sample), so that the entry tail-calls the unprofiled path. A
 // hook after the allocation (Julia's shape: an inline wrapper around an
 // untracked call, or the hook after big_block) kept the size and type alive
 // across the call and turned the caller's tail call into a frame of its own,
@@ -315,7 +315,7 @@ inline constexpr size_t big_alloc_alignment = 64;
     return head;
 }
 
-// Above the largest small size (its hook: must_sample).
+// Above the largest small size (its hook: alloc_heap, then must_sample; pool.cpp).
 void* big_alloc(size_t size, const TypeInfo* type = &unknown_type);
 
 // The one inline fast path. Profiled = false compiles the hook out, so a
