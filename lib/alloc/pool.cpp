@@ -359,14 +359,12 @@ Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_
     return with_header(take_big_slot(owner, c), size, alignment, owner, c);
 }
 
-// The same, the common case first: at the default alignment (where the payload
-// is the size), up to 64 KiB, from the class's free list. That case makes no
-// call, so the function it is inlined into saves no registers: with all of
-// big_block_any inlined, their pushes and pops were 16 of the 66 instructions
-// of a big allocation (callgrind), big_class_of 13 more (big_class_of_table is
-// one load). Anything else, and a thread with no heap yet (no_heap's lists are
-// empty), goes on to big_block_any.
-// That common case: a block off h's free list of its class, or null.
+// The common case of a big or managed block: at the default alignment (where
+// the payload is the size), up to 64 KiB, off h's free list of its class; null
+// otherwise, and for no_heap (its lists are empty). It makes no call, so the
+// entry it is inlined into saves no registers: with all of big_block_any
+// inlined, their pushes and pops were 16 of the 66 instructions of a big
+// allocation (callgrind), big_class_of 13 more (big_class_of_table is one load).
 [[gnu::always_inline]] inline void* pop_big_block(Heap* h, size_t size) {
     static_assert(big_alloc_alignment == big_header_room);  // the payload is the size
     if (size - 1 >= big_table_max_payload) return nullptr;
@@ -374,6 +372,7 @@ Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_
     char* slot = pop_free_slot(h, c);
     return slot ? with_header(slot, size, big_alloc_alignment, h, c) : nullptr;
 }
+// The same as big_block_any, the common case first.
 [[gnu::always_inline]] inline void* big_block(size_t size, size_t alignment) {
     if (alignment == big_alloc_alignment)
         if (void* p = pop_big_block(this_thread_heap, size)) return p;
