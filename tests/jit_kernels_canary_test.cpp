@@ -77,12 +77,12 @@ class CanariesFma : public Canaries {};
 TEST_P(CanariesFma, Gemm) {
     const GemmTile tile = gemm_tile(isa());
     const GemmArgs args{buf.a.data(), buf.b.data(), buf.c.data(), size_t(tile.nr) * 4, 9, 0.5f,
-                        size_t(tile.nr) * 4, size_t(tile.nr), size_t(tile.mr)};
+                        size_t(tile.nr) * 4, size_t(tile.nr), size_t(tile.mr), 0};
     expect_restored(*make_gemm_kernel(isa(), policy()), &args);
 }
 
 // The rows a gemm body computes for mr wanted rows: the smallest of its row
-// counts (gemm.hpp: 4, 8, 12 at avx512; 2, 4, 6 at avx2) that is at least mr.
+// counts (gemm.hpp: 4, 8, 12, 16 at avx512; 2, 4, 6 at avx2) that is at least mr.
 size_t gemm_body_rows(Isa isa, size_t mr) {
     const size_t step = isa == Isa::avx512 ? 4 : 2;
     return (mr + step - 1) / step * step;
@@ -96,7 +96,7 @@ TEST_P(CanariesFma, GemmBodiesStoreExactlyTheirRows) {
     constexpr size_t k = 5;
     constexpr float untouched = -7.0f;
     for (size_t n : {size_t{64}, size_t{16}}) {  // the wide tile, and avx512's narrow one
-        const GemmTile tile = gemm_tile(isa(), n);
+        const GemmTile tile = gemm_tile(isa(), SIZE_MAX, n);
         // A: row i is i + 1 at every k step; B: column j is j + 1 at every k step.
         std::vector<float> a(k * tile.mr), b(k * tile.nr);
         for (size_t p = 0; p < k; ++p) {
@@ -106,7 +106,7 @@ TEST_P(CanariesFma, GemmBodiesStoreExactlyTheirRows) {
         for (size_t mr = 1; mr <= size_t(tile.mr); ++mr) {
             std::vector<float> c(size_t(tile.mr) * tile.nr, untouched);
             const GemmArgs args{a.data(), b.data(), c.data(), size_t(tile.nr) * 4, k, 0.0f, size_t(tile.nr) * 4,
-                                size_t(tile.nr), mr};
+                                size_t(tile.nr), mr, 0};
             kernel->entry()(&args);
             const size_t rows = gemm_body_rows(isa(), mr);
             for (size_t i = 0; i < size_t(tile.mr); ++i)

@@ -92,13 +92,15 @@ constexpr size_t nc_block = 1024;
 constexpr size_t mc_tiles = 8;  // MC = mc_tiles * MR
 }  // namespace
 
-// Up to this many MR-row panels of A, B is read in place rather than packed:
-// its panels then come from memory once per M block of mc_tiles panels, and
-// the pass that reads and writes all of B is saved. It depends on the panel's
-// width (Zen 4 guest, 1 thread unless said):
+// Up to this many MR-row panels of A, B is not packed by blocks: each thread
+// takes B panel by panel, and its panels come from memory once per M block of
+// mc_tiles panels; the pass that packs all of B is saved. It depends on the
+// panel's width (Zen 4 guest, 1 thread unless said):
 // - 16 columns (avx2, and avx512's narrow tile), one cache line per row of B:
 //   two panels. At avx2 m16n4096k1024 (three panels) read B in place in 4.59 ms
-//   and packed in 3.18; m64n1024k1024 in 2.36-2.42 ms against 1.30.
+//   and packed in 3.18; m64n1024k1024 in 2.36-2.42 ms against 1.30. (Zen 5:
+//   copying each panel as below was no better, m64n1024k1024 1.79-1.88 ms
+//   against 1.67-1.68 packed.)
 // - 32 columns (avx512), two lines per row: sixteen. In place, m64n1024k1024
 //   took 1.21 ms against 1.30 packed (2 threads, split by N: 0.61 against
 //   0.66-0.69), m96 1.76 against 1.95 (2 threads: 0.89 against 0.95), m192 3.63
@@ -106,6 +108,25 @@ constexpr size_t mc_tiles = 8;  // MC = mc_tiles * MR
 //   against 1.95); from m256 to m1024 the two were within 1-4% either way, so
 //   larger M keeps packing.
 static size_t in_place_max_m_panels(size_t nr) { return nr >= 32 ? 16 : 2; }
+
+// Up to this many panels of A, the tiles read a B panel where it lies; beyond,
+// up to in_place_max_m_panels, it is first copied into the thread's panel
+// buffer (kc x nr, 128 KiB at avx512), and the tiles read the copy. In place,
+// a B panel's k rows are a row of B apart, a power of two in the perf cases
+// (4 KiB at n1024): they fall in a sixteenth of L2's sets and evict each other,
+// so every tile after the first fetched the panel again. Zen 5, avx512
+// m64n1024k1024 (six panels): 1.03-1.04 ms in place, 0.86-0.91 copied, 0.85-1.05
+// packed by blocks; m16n4096k1024 (two panels) 1.40-1.42 in place, 2.10-2.13
+// copied: a panel used by two tiles does not repay its copy.
+constexpr size_t straight_max_m_panels = 2;
+
+// Where B is one panel (N at most the tile's 16 columns), each A panel serves one
+// tile: packing it would read and write all of A for one use. The kernel reads
+// full panels of A in place instead (a partial last one is still packed, zero
+// below M), so A streams from memory while the FMAs run rather than before them.
+// Zen 5, m4096n16k1024, mean ms per run: avx512 1.36-1.61 packed, 1.04-1.07 in
+// place; avx2 1.71-1.73 packed, 1.28-1.30 in place (0.95 of the FMA peak).
+static bool a_read_in_place(const GemmShape& s, const jit::GemmTile& t) { return s.n <= size_t(t.nr) && t.nr == 16; }
 
 // beta as a float; one that overflows or underflows f32 is refused rather than
 // rounded to infinity or zero (std::stof would throw std::out_of_range, uncaught).
@@ -131,7 +152,8 @@ GemmShape parse_gemm_problem(const std::string& problem, const std::string& wher
 GemmWorkload::GemmWorkload(const KernelCase& c)
     : Workload(c.threads),
       shape_(parse_gemm_problem(c.problem, "problem")),
-      tile_(jit::gemm_tile(c.spec.isa, shape_.n)),  // shape_ is declared, so initialised, first
+      tile_(jit::gemm_tile(c.spec.isa, shape_.m, shape_.n)),  // shape_ is declared, so initialised, first
+      a_in_place_(a_read_in_place(shape_, tile_)),
       split_(split_threads((shape_.m + tile_.mr - 1) / tile_.mr,
                            (std::min(nc_block, shape_.n) + tile_.nr - 1) / tile_.nr, c.threads,
                            in_place_max_m_panels(tile_.nr))) {
@@ -146,10 +168,10 @@ GemmWorkload::GemmWorkload(const KernelCase& c)
     const size_t kc_max = std::min(kc_block, shape_.k);
     if (!split_.b_in_place) b_packed_.resize(kc_max * nc_max);
     a_packed_.resize(c.threads);
-    b_tail_.resize(c.threads);
+    b_panel_.resize(c.threads);
     for (auto& a : a_packed_) a.resize(mc_tiles * tile_.mr * kc_max);
     if (split_.b_in_place)
-        for (auto& b : b_tail_) b.resize(kc_max * tile_.nr);
+        for (auto& b : b_panel_) b.resize(kc_max * tile_.nr);
     add_variant(c.spec);
 }
 
@@ -176,9 +198,9 @@ void GemmWorkload::pack_b_share(const Block& blk, int ithr, int nthr) const {
     pack_b_panels(nr, b, shape_.n, nc, blk.kc, packed);
 }
 
-// The B panel q of the block: packed, or in place (the last, partial panel of an
-// in-place B still goes through a zero-padded copy: the kernel reads nr columns).
-jit::GemmArgs GemmWorkload::b_panel(const Block& blk, size_t q, float* tail) const {
+// The B panel q of the block: packed by blocks, in place, or copied into `panel`
+// (always so for a partial last panel: the kernel reads nr columns, zero-padded).
+jit::GemmArgs GemmWorkload::b_panel(const Block& blk, size_t q, float* panel) const {
     const size_t nr = tile_.nr;
     jit::GemmArgs args{};
     args.k = blk.kc;
@@ -190,13 +212,13 @@ jit::GemmArgs GemmWorkload::b_panel(const Block& blk, size_t q, float* tail) con
     }
     const float* b = &b_[blk.pc * shape_.n + blk.jc + q * nr];
     const size_t n_valid = std::min(nr, blk.nc - q * nr);
-    if (n_valid == nr) {
+    if (n_valid == nr && (shape_.m + tile_.mr - 1) / tile_.mr <= straight_max_m_panels) {
         args.b = b;
         args.ldb = shape_.n * 4;
         return args;
     }
-    pack_b_panels(nr, b, shape_.n, n_valid, blk.kc, tail);
-    args.b = tail;
+    pack_b_panels(nr, b, shape_.n, n_valid, blk.kc, panel);
+    args.b = panel;
     args.ldb = nr * 4;
     return args;
 }
@@ -215,18 +237,25 @@ void GemmWorkload::run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) 
         for (size_t p = mb; p < mb_end; ++p) {  // A[p*mr.., pc..pc+kc] in a k-major panel, zero below M
             const float* a = &a_[p * mr * shape_.k + blk.pc];
             const size_t m_valid = std::min(mr, shape_.m - p * mr);
-            if (mr == 12) pack_a_panel<12>(a, shape_.k, m_valid, blk.kc, ap + (p - mb) * mr * blk.kc);
-            else pack_a_panel<6>(a, shape_.k, m_valid, blk.kc, ap + (p - mb) * mr * blk.kc);
+            if (a_in_place_ && m_valid == mr) continue;
+            float* panel = ap + (p - mb) * mr * blk.kc;
+            if (mr == 16) pack_a_panel<16>(a, shape_.k, m_valid, blk.kc, panel);
+            else if (mr == 12) pack_a_panel<12>(a, shape_.k, m_valid, blk.kc, panel);
+            else pack_a_panel<6>(a, shape_.k, m_valid, blk.kc, panel);
         }
         // B in place streams from memory: each of its panels is read once, for every A panel
         // of the block. Packed B sits in L2/L3 and each A panel stays in L1 across B panels.
         const auto tile_at = [&](size_t p, size_t q, jit::GemmArgs args) {
             args.a = ap + (p - mb) * mr * blk.kc;
+            if (a_in_place_ && std::min(mr, shape_.m - p * mr) == mr) {
+                args.a = &a_[p * mr * shape_.k + blk.pc];
+                args.lda = shape_.k * 4;
+            }
             run_tile(kernel, args, p * mr, blk.jc + q * nr, beta);
         };
         if (split_.b_in_place) {
             for (size_t q = q0; q < q1; ++q) {
-                const jit::GemmArgs b = b_panel(blk, q, b_tail_[ithr].data());
+                const jit::GemmArgs b = b_panel(blk, q, b_panel_[ithr].data());
                 for (size_t p = mb; p < mb_end; ++p) tile_at(p, q, b);
             }
         } else {
@@ -251,7 +280,7 @@ void GemmWorkload::run_tile(jit::KernelFn kernel, jit::GemmArgs args, size_t i0,
         benchfp_call_jit(kernel, &args);
         return;
     }
-    alignas(64) float edge[12 * 32];
+    alignas(64) float edge[12 * 32];  // the largest tile (16 x 16 is smaller)
     args.c = edge;
     args.ldc = nr * 4;
     args.beta = 0.0f;

@@ -3,8 +3,9 @@
 // The driver packs and blocks (BLIS loop order: N blocks, K blocks with B packed
 // in NR-column panels, M blocks with A packed in MR-row panels, then tiles) and
 // calls the JIT microkernel per MR x NR tile; edge tiles go through a small
-// buffer; when A has only a few panels B is read in place instead of packed
-// (how few depends on the tile's width).
+// buffer; when A has only a few panels B is not packed by blocks: each B panel
+// is read in place (one or two panels of A) or copied just before its tiles
+// (how many depends on the tile's width).
 // With --threads every thread packs a share of B, then the tiles are split on a
 // grid of M panels x N panels (N when M is too short to share).
 #include "families/workload.hpp"
@@ -39,23 +40,24 @@ private:
     };
     struct ThreadSplit {
         int m_ways = 1, n_ways = 1;  // m_ways * n_ways == threads
-        bool b_in_place = false;     // B read where it lies rather than packed
+        bool b_in_place = false;     // B taken panel by panel (see b_panel) rather than packed by blocks
     };
     // m_panels MR-row panels of A, n_panels NR-column panels of a block of B;
     // B in place up to in_place_max panels of A.
     static ThreadSplit split_threads(size_t m_panels, size_t n_panels, int threads, size_t in_place_max);
     void pack_b_share(const Block& blk, int ithr, int nthr) const;
-    jit::GemmArgs b_panel(const Block& blk, size_t q, float* tail) const;
+    jit::GemmArgs b_panel(const Block& blk, size_t q, float* panel) const;
     void run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) const;
     void run_tile(jit::KernelFn kernel, jit::GemmArgs args, size_t i0, size_t j0, float beta) const;
 
     GemmShape shape_;
     jit::GemmTile tile_;
+    bool a_in_place_;  // full A panels read where they lie (see a_read_in_place)
     ThreadSplit split_;
     FloatBuffer a_, b_, c_, c_initial_;
     mutable FloatBuffer b_packed_;
     mutable std::vector<FloatBuffer> a_packed_;  // one per thread
-    mutable std::vector<FloatBuffer> b_tail_;    // one per thread: B in place's partial last panel, padded
+    mutable std::vector<FloatBuffer> b_panel_;   // one per thread: a copied B panel (see b_panel), padded
 };
 
 }  // namespace benchfp::harness

@@ -2,15 +2,17 @@
 
 #include "jit/vector_generator.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace benchfp::jit {
 
 using namespace Xbyak::util;
 
-GemmTile gemm_tile(Isa isa, size_t n) {
-    if (isa == Isa::avx512) return {12, n <= 16 ? 16 : 32};
+GemmTile gemm_tile(Isa isa, size_t m, size_t n) {
+    if (isa == Isa::avx512) return m <= 16 || n <= 16 ? GemmTile{16, 16} : GemmTile{12, 32};
     if (isa == Isa::avx2) return {6, 16};
     throw std::invalid_argument(std::string("gemm has no ") + to_string(isa) + " implementation");
 }
@@ -25,7 +27,7 @@ class GemmKernel final : public VectorGenerator<Vmm> {
     static constexpr int width = Base::width;
     static constexpr int k_unroll = 4;
     static constexpr int prefetch_distance = 16;  // k steps ahead
-    static constexpr bool embedded_broadcast = true;
+    static constexpr int a_in_place_prefetch_bytes = 256;  // 4 lines ahead in each row of A (256-1024 alike)
 
 public:
     explicit GemmKernel(FramePolicy policy)
@@ -37,32 +39,56 @@ public:
           reg_ldc_(this->pool().take_register("ldc")),
           reg_k_(this->pool().take_register("k left")),
           reg_ldb_(this->pool().take_register("ldb")),
-          reg_b_ahead_(this->pool().take_register("ldb * prefetch distance")) {}
+          reg_b_ahead_(this->pool().take_register("ldb * prefetch distance")),
+          reg_lda_(this->pool().take_register("lda")),
+          reg_lda3_(this->pool().take_register("lda * 3")) {
+        // A in place: a base pointer per 4 rows, the first being reg_a_.
+        for (int r = 4; r < row_counts(16).back(); r += 4) reg_a_rows_.push_back(this->pool().take_register("a row " + std::to_string(r)));
+    }
 
 private:
     int nv() const { return nr_ / width; }  // vectors per C row of the body being written
-    // The row counts with a body of their own, ascending; the last is the tile's.
-    // A short last M panel (m64 at MR 12 is five panels and 4 rows) then costs
-    // its rows rounded up to 4 (2 at avx2), not a whole tile.
-    std::vector<int> row_counts() const { return Base::is_avx512 ? std::vector{4, 8, 12} : std::vector{2, 4, 6}; }
-    // Registers: accumulators first, then B vectors, then the A broadcast.
-    Vmm acc(int i, int j) const { return Vmm(i * nv() + j); }  // registers as laid out for the full tile
-    Vmm bvec(int j) const { return Vmm(tile_.mr * nv() + j); }
-    Vmm abcast(int i) const { return Vmm(tile_.mr * nv() + nv() + (i % 2)); }
+    // The row counts with a body of their own, ascending; the last is the A
+    // panel's (gemm_tile's mr for nr columns). A short last M panel (m64 at MR 12
+    // is five panels and 4 rows) then costs its rows rounded up to 4 (2 at avx2),
+    // not a whole tile.
+    std::vector<int> row_counts(int nr) const {
+        if (!Base::is_avx512) return {2, 4, 6};
+        return nr == 16 ? std::vector{4, 8, 12, 16} : std::vector{4, 8, 12};
+    }
+    // Registers: accumulators first, then B vectors, then the A broadcast, laid
+    // out for the panel's full height (avx512: 16 x 1 + 1 + 2, or 12 x 2 + 2 + 2).
+    Vmm acc(int i, int j) const { return Vmm(i * nv() + j); }
+    Vmm bvec(int j) const { return Vmm(panel_rows_ * nv() + j); }
+    Vmm abcast(int i) const { return Vmm(panel_rows_ * nv() + nv() + (i % 2)); }
 
     // One k step; reg_b_ moves on by ldb. Every line of B is prefetched
     // prefetch_distance steps ahead: in place, each k step is another row of B
     // (a stride the hardware prefetchers follow badly), packed, the next lines.
     void k_step(int step) {
-        const int a_bytes = tile_.mr * 4;
+        const int a_bytes = a_in_place_ ? 4 : panel_rows_ * 4;  // from one k step to the next
         for (int j = 0; j < nv(); ++j) this->vmovups(bvec(j), this->ptr[reg_b_ + j * width * 4]);
         for (int line = 0; line < nr_ * 4; line += 64) this->prefetcht0(this->ptr[reg_b_ + reg_b_ahead_ + line]);
-        if (step % 2 == 0) this->prefetcht0(this->ptr[reg_a_ + (step + prefetch_distance) * a_bytes]);
+        // Packed A: a line per step at 16 rows; at 12 (48 bytes) or 6, one per two
+        // steps is enough. A in place is a stream per row, each row a line per 16
+        // steps: step s of the unrolled 4 prefetches rows 4s..4s+3, so every row
+        // is asked for once per 4 steps (Zen 5, avx512 m4096n16k1024: 1.17-1.19 ms
+        // with the hardware prefetchers alone, 1.04-1.07 with these).
+        if (a_in_place_) {
+            for (int i = step * 4; i < std::min(step * 4 + 4, rows_); ++i)
+                this->prefetcht0(this->ptr[a_row(i) + a_in_place_prefetch_bytes]);
+        } else if (a_bytes >= 64 || step % 2 == 0) {
+            this->prefetcht0(this->ptr[reg_a_ + (step + prefetch_distance) * a_bytes]);
+        }
         this->add(reg_b_, reg_ldb_);
         for (int i = 0; i < rows_; ++i) {
-            const auto a = reg_a_ + step * a_bytes + i * 4;
-            if constexpr (Base::is_avx512 && embedded_broadcast) {
-                for (int j = 0; j < nv(); ++j) this->vfmadd231ps(acc(i, j), bvec(j), this->ptr_b[a]);
+            const Xbyak::RegExp a = a_row(i) + step * a_bytes;
+            // One load per element of A: an embedded broadcast where a row has one
+            // vector, a broadcast register shared by the row's FMAs where it has two
+            // (embedded there, each FMA loads A again: 26 loads per 24 FMAs at 12 x 32,
+            // and on Zen 5 the tile ran at 0.82 of the FMA peak against 0.90 this way).
+            if (Base::is_avx512 && nv() == 1) {
+                this->vfmadd231ps(acc(i, 0), bvec(0), this->ptr_b[a]);
             } else {
                 this->vbroadcastss(abcast(i), this->ptr[a]);
                 for (int j = 0; j < nv(); ++j) this->vfmadd231ps(acc(i, j), bvec(j), abcast(i));
@@ -83,7 +109,18 @@ private:
 
         // avx512: the one-vector-per-row bodies where the tile is 16 columns wide.
         const int narrow = Base::is_avx512 ? tile_.nr / 2 : 0;
-        Xbyak::Label done;
+        Xbyak::Label done, packed;
+        // A in place (lda != 0): 16 columns, the full panel height only.
+        this->mov(reg_lda_, this->ptr[p + offsetof(GemmArgs, lda)]);
+        this->test(reg_lda_, reg_lda_);
+        this->jz(packed, Xbyak::CodeGenerator::T_NEAR);
+        this->lea(reg_lda3_, this->ptr[reg_lda_ + reg_lda_ * 2]);
+        for (size_t r = 0; r < reg_a_rows_.size(); ++r)
+            this->lea(reg_a_rows_[r], this->ptr[(r == 0 ? reg_a_ : reg_a_rows_[r - 1]) + reg_lda_ * 4]);
+        a_in_place_ = true;
+        bodies(16, done, true);
+        a_in_place_ = false;
+        this->L(packed);
         if (narrow) {
             Xbyak::Label wide;
             this->cmp(this->qword[p + offsetof(GemmArgs, nr)], narrow);
@@ -95,9 +132,12 @@ private:
         this->L(done);
     }
 
-    // One body per row count for nr columns, the smallest that covers args.mr taken.
-    void bodies(int nr, const Xbyak::Label& done) {
-        const std::vector<int> rows = row_counts();
+    // One body per row count for nr columns, the smallest that covers args.mr
+    // taken; only the panel's full height where `full_only`.
+    void bodies(int nr, const Xbyak::Label& done, bool full_only = false) {
+        std::vector<int> rows = row_counts(nr);
+        panel_rows_ = rows.back();
+        if (full_only) rows = {panel_rows_};
         for (size_t r = 0; r < rows.size(); ++r) {
             Xbyak::Label next;
             if (r + 1 < rows.size()) {
@@ -130,18 +170,41 @@ private:
         this->cmp(reg_k_, k_unroll);
         this->jl(single, Xbyak::CodeGenerator::T_NEAR);
         for (int s = 0; s < k_unroll; ++s) k_step(s);
-        this->add(reg_a_, k_unroll * tile_.mr * 4);
+        advance_a(k_unroll);
         this->sub(reg_k_, k_unroll);
         this->jmp(unrolled, Xbyak::CodeGenerator::T_NEAR);
         this->loop_head(single);
         this->test(reg_k_, reg_k_);
         this->jz(done, Xbyak::CodeGenerator::T_NEAR);
         k_step(0);
-        this->add(reg_a_, tile_.mr * 4);
+        advance_a(1);
         this->dec(reg_k_);
         this->jmp(single, Xbyak::CodeGenerator::T_NEAR);
         this->L(done);
         store_tile();
+    }
+
+    // Row i of the A panel at the current k step: packed, i floats in; in place,
+    // its row base (one per 4 rows) plus 0, 1, 2 or 3 times lda.
+    Xbyak::RegExp a_row(int i) const {
+        if (!a_in_place_) return reg_a_ + i * 4;
+        const Xbyak::Reg64& base = i < 4 ? reg_a_ : reg_a_rows_[i / 4 - 1];
+        switch (i % 4) {
+            case 0: return Xbyak::RegExp(base);
+            case 1: return base + reg_lda_;
+            case 2: return base + reg_lda_ * 2;
+            default: return base + reg_lda3_;
+        }
+    }
+
+    // A moves on by `steps` k steps: a panel's rows of floats, or a float per row base.
+    void advance_a(int steps) {
+        if (!a_in_place_) {
+            this->add(reg_a_, steps * panel_rows_ * 4);
+            return;
+        }
+        this->add(reg_a_, steps * 4);
+        for (const auto& base : reg_a_rows_) this->add(base, steps * 4);
     }
 
     // c = acc when beta == 0 (c is never read: it may hold NaN), else c = acc + beta * c.
@@ -169,10 +232,13 @@ private:
         this->L(stored);
     }
 
-    GemmTile tile_;  // the widest tile: its nr, and the A panel's rows
-    int rows_ = 0;   // the rows of the body being written
+    GemmTile tile_;       // the widest tile: its nr
+    int panel_rows_ = 0;  // the A panel's rows for the bodies being written
+    int rows_ = 0;        // the rows of the body being written
+    bool a_in_place_ = false;  // the bodies being written read A in place
     int nr_ = 0;     // the columns of the body being written
-    Xbyak::Reg64 reg_a_, reg_b_, reg_c_, reg_ldc_, reg_k_, reg_ldb_, reg_b_ahead_;
+    Xbyak::Reg64 reg_a_, reg_b_, reg_c_, reg_ldc_, reg_k_, reg_ldb_, reg_b_ahead_, reg_lda_, reg_lda3_;
+    std::vector<Xbyak::Reg64> reg_a_rows_;  // A in place: rows 4, 8, 12 (avx512) or 4 (avx2)
 };
 
 // Independent accumulators, twice the FMA latency times the FMA ports' width,

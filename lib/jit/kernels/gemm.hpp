@@ -5,8 +5,10 @@
 // times to repay a packing pass); the packing and cache blocking are the
 // driver's, harness/families/gemm/.
 // Register-blocked: MR x NR/width accumulators, K unrolled, prefetch ahead.
-// avx2: 6 x 16; avx512: 12 x 32, or 12 x 16 where N is 16 or less (one zmm
-// per row: a 32-column tile would compute as many columns as there are).
+// A 16-column tile can also read A in place (GemmArgs::lda), for a B of one panel.
+// avx2: 6 x 16; avx512: 12 x 32, or 16 x 16 where N or M is 16 or less (one
+// zmm per row: a 32-column tile would compute as many columns as there are,
+// and 16 rows read a B that is used once, by all of them, in one pass).
 #include "jit/generator.hpp"
 
 #include <cstddef>
@@ -18,11 +20,12 @@ namespace benchfp::jit {
 struct GemmTile {
     int mr, nr;
 };
-// The tile shape of the microkernel for an ISA (avx2, avx512) and a gemm of n columns.
-GemmTile gemm_tile(Isa isa, size_t n = SIZE_MAX);
+// The tile shape of the microkernel for an ISA (avx2, avx512) and a gemm of m rows, n columns.
+GemmTile gemm_tile(Isa isa, size_t m = SIZE_MAX, size_t n = SIZE_MAX);
 
 struct GemmArgs {
-    const float* a;   // packed: k steps of gemm_tile().mr floats (12 or 6), whatever mr is
+    const float* a;   // packed: k steps of the tile's mr floats (16 or 12 at avx512, 6 at avx2),
+                      // whatever mr below is
     const float* b;   // k steps of nr floats, ldb bytes apart
     float* c;         // the tile's first element
     size_t ldc;       // row stride of c, in bytes
@@ -30,11 +33,17 @@ struct GemmArgs {
     float beta;       // c = acc + beta * c; beta == 0 does not read c
     size_t ldb;       // bytes from one k step of b to the next: nr * 4 for a packed
                       // panel, the row stride of B when the driver reads B in place
-    size_t nr;        // the tile's columns, gemm_tile(isa, n).nr: at avx512, 16 takes the
-                      // one-vector-per-row path, anything else the two-vector one
-    size_t mr;        // rows of C wanted, 1..gemm_tile().mr: the kernel computes and stores
-                      // the smallest row count it has a body for (4, 8, 12 at avx512;
-                      // 2, 4, 6 at avx2) that covers them, from the same full-height panel a
+    size_t nr;        // the tile's columns, gemm_tile(isa, m, n).nr: at avx512, 16 takes the
+                      // one-vector-per-row path (16-row panels), anything else the
+                      // two-vector one (12-row panels)
+    size_t mr;        // rows of C wanted, 1..the tile's mr: the kernel computes and stores
+                      // the smallest row count it has a body for (4, 8, 12 and 16 at
+                      // avx512; 2, 4, 6 at avx2) that covers them, from the same
+                      // full-height panel a
+    size_t lda;       // 0: a is a packed panel. Else a is the tile's first element of A in
+                      // place, rows lda bytes apart: 16-column tiles of a full panel only
+                      // (nr 16, mr the panel's height), where A is used by one tile and
+                      // a packing pass could not repay itself
 };
 
 bool gemm_supports(Isa isa);
