@@ -37,6 +37,8 @@ public:
         tile_r_end_ = pool.take("tile's row end");
         tile_c_end_ = pool.take("tile's column end");
         tile_r_ = pool.take("tile's first row");
+        tile_band_ = pool.take("band's first row");
+        band_rows_ = pool.take("band rows (a tile's, or streaming_band_rows)");
         tile_c_ = pool.take("tile's first column");
         rows_ = pool.take("rows");
         cols_ = pool.take("cols");
@@ -295,25 +297,57 @@ private:
     // line in four stores in a row: 4096x4096 at 0.57-0.64 of copy's bandwidth,
     // frame / clobber 1.0031 [0.9986, 1.0079], preserve / clobber 1.0070
     // [0.9981, 1.0215] (AMD Zen 4 guest).
+    //
+    // The tiles go by bands of band_rows_ rows: band by band, in a band column of
+    // tiles by column, down the column tile by tile. A band of one tile's rows is
+    // the plain row-by-row order. Streaming calls take bands of
+    // streaming_band_rows: each column of a band then writes 512 consecutive
+    // floats (2 KiB) of 16 dst rows, where a row of tiles wrote 64 bytes of each
+    // of 16 rows and moved 16 rows down. AMD Zen 5 guest, transpose 4096x4096:
+    // 0.31-0.34 of copy's bandwidth by rows of tiles (12.0-13.4 ms, the same with
+    // cached stores and with 2 MiB pages: not the TLB), by bands of 64 rows
+    // 0.50-0.66, 256 0.55-0.76, 512 0.67-0.78, 1024 0.47-0.67. Cached calls keep
+    // rows of tiles: nchw2nhwc 8x64x56x56 (L3-resident) at sse41 took 0.25-0.27
+    // ms by bands of its 64 rows, 0.21 by rows of tiles. avx2 keeps rows of tiles
+    // too: its two half-line stores one block apart (whole_tile) made the policies
+    // differ by bands, paired frame / clobber 1.27-1.29 with its interval's low end
+    // at 1.009-1.017 (means 6.3-6.8 ms, against 5.3 for clobber), in three runs of
+    // one build, while sse41 and avx512 stayed within their A/A control.
     void tiled_blocks() {
-        Label r_tiles, r_tiles_done, c_tiles, c_tiles_done;
-        this->mov(tile_r_.operand(), 0);
-        this->loop_head(r_tiles);
-        clamp_tile_end(tile_r_end_, tile_r_, rows_, tile_rows);
-        this->cmp(ps_, tile_r_.operand());
-        this->jle(r_tiles_done, near);
+        Label bands, bands_done, c_tiles, c_tiles_done, r_tiles, r_tiles_done;
+        this->mov(tile_band_.operand(), 0);
+        this->loop_head(bands);
+        this->mov(ps_, rows_.operand());
+        this->and_(ps_, ~int64_t{3});
+        this->cmp(ps_, tile_band_.operand());
+        this->jle(bands_done, near);
         this->mov(tile_c_.operand(), 0);
         this->loop_head(c_tiles);
         clamp_tile_end(tile_c_end_, tile_c_, cols_, tile_cols);
         this->cmp(ps_, tile_c_.operand());
         this->jle(c_tiles_done, near);
+        this->mov(ps_, tile_band_.operand());
+        this->store(tile_r_, ps_);
+        this->loop_head(r_tiles);
+        // the band's rows: up to band_rows from its first
+        this->mov(ps_, tile_band_.operand());
+        this->add(ps_, band_rows_.operand());
+        this->cmp(ps_, tile_r_.operand());
+        this->jle(r_tiles_done, near);
+        clamp_tile_end(tile_r_end_, tile_r_, rows_, tile_rows);
+        this->cmp(ps_, tile_r_.operand());
+        this->jle(r_tiles_done, near);
         tile();
-        this->add(tile_c_.operand(), tile_cols);
-        this->jmp(c_tiles, near);
-        this->L(c_tiles_done);
         this->add(tile_r_.operand(), tile_rows);
         this->jmp(r_tiles, near);
         this->L(r_tiles_done);
+        this->add(tile_c_.operand(), tile_cols);
+        this->jmp(c_tiles, near);
+        this->L(c_tiles_done);
+        this->mov(ps_, band_rows_.operand());
+        this->add(tile_band_.operand(), ps_);
+        this->jmp(bands, near);
+        this->L(bands_done);
     }
     // end = min(first + step, n rounded down to 4), left in ps_ too.
     void clamp_tile_end(const GprValue& end, const GprValue& first, const GprValue& n, int step) {
@@ -352,6 +386,11 @@ private:
         this->mov(ps_, int32_t{by_blocks});
         this->L(set);
         this->store(tile_mode_, ps_);
+        this->mov(pd_, int32_t{tile_rows});
+        this->cmp(ps_, int32_t{whole_streaming});
+        this->mov(ps_, int32_t{streaming_band_rows});
+        this->cmove(pd_, ps_);
+        this->store(band_rows_, pd_);
     }
 
     // One tile, as tile_mode_ says.
@@ -443,6 +482,10 @@ private:
     }
 
     static constexpr int tile_rows = 16, tile_cols = 16;
+    // Streaming calls take their tiles by bands of this many rows, each band
+    // column of tiles by column of tiles; the others by bands of one tile's rows
+    // (row of tiles by row of tiles). See tiled_blocks: not at avx2.
+    static constexpr int streaming_band_rows = Base::is_sse || Base::is_avx512 ? 512 : tile_rows;
     static constexpr int scratch_bytes = tile_rows * tile_cols * 4;
     // Calls of at least this many floats (16 MiB each way; with --threads, a
     // thread's share of the batches is a call) store past the caches: transpose
@@ -451,7 +494,7 @@ private:
     // between calls) 0.235 ms and 0.158 ms (avx512, AMD EPYC Zen 4).
     static constexpr int32_t streaming_floats = 4 << 20;
     Xbyak::Reg64 src_, dst_, r_, c_, ps_, pd_, row_bytes_, col_bytes_, scratch_;
-    GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_, tile_mode_;
+    GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_, tile_mode_, tile_band_, band_rows_;
 };
 
 }  // namespace
