@@ -309,10 +309,13 @@ private:
     // 0.50-0.66, 256 0.55-0.76, 512 0.67-0.78, 1024 0.47-0.67. Cached calls keep
     // rows of tiles: nchw2nhwc 8x64x56x56 (L3-resident) at sse41 took 0.25-0.27
     // ms by bands of its 64 rows, 0.21 by rows of tiles. avx2 keeps rows of tiles
-    // too: its two half-line stores one block apart (whole_tile) made the policies
-    // differ by bands, paired frame / clobber 1.27-1.29 with its interval's low end
-    // at 1.009-1.017 (means 6.3-6.8 ms, against 5.3 for clobber), in three runs of
-    // one build, while sse41 and avx512 stayed within their A/A control.
+    // too: by bands its policies differed, paired frame and preserve over clobber
+    // 1.27-1.29 with the intervals' low ends at 1.009-1.017 (means 6.3-6.8 ms,
+    // against 5.3 for clobber) in three runs of one build, while sse41 and avx512
+    // stayed within their A/A control. Not its half-line stores (whole_tile):
+    // storing each dst line whole from a scratch area, as sse41 does, still read
+    // 1.17-1.20. The cause is not found; a frame-cost gate cannot tell it from a
+    // frame cost.
     void tiled_blocks() {
         Label bands, bands_done, c_tiles, c_tiles_done, r_tiles, r_tiles_done;
         this->mov(tile_band_.operand(), 0);
