@@ -193,7 +193,15 @@ void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, cons
     }
     const int64_t chunk = chunk_iterations(std::string(w.name) + "/" + v.name, w, *v.api);
     AllocWorkloadState run_state(*v.api);
+    // Each chunk of a profiled variant starts from an empty profile (cleared
+    // untimed): recording every allocation, a chunk's cost grew with the records
+    // the profile already held, and with it cleared every 4096 iterations
+    // instead, small_churn's record all / hook off read 2.4-8.4 between the
+    // repetitions of one process, 2.4-12.2 between gate runs, and a process's
+    // first repetition took 10x the others (AMD Zen 5 guest). Cleared per chunk:
+    // 3.1-6.7 over 4 processes, within 8% in each.
     const auto time_chunk = [&](const Variant& variant) {
+        if (variant.profiled) alloc::profiler::clear();
         if (variant.profiled) alloc::profiler::start(variant.profiling);
         const auto start = clock::now();
         for (int64_t i = 0; i < chunk; ++i) w.iteration(*variant.api, run_state);
@@ -204,7 +212,7 @@ void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, cons
     alloc::profiler::clear();
     std::vector<double> ratios;
     double total_ns = 0;
-    int64_t chunks = 0, since_clear = 0;
+    int64_t chunks = 0;
     for (auto _ : state) {
         // Both chunks of a pair start from the same place in the workload's sequence.
         const size_t replay_from = run_state.at;
@@ -224,10 +232,6 @@ void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, cons
         total_ns += ns;
         ++chunks;
         if (reference) ratios.push_back(ns / reference_ns);
-        if (v.profiled && (since_clear += chunk) >= 4096) {  // keep record_all's memory bounded (untimed)
-            since_clear = 0;
-            alloc::profiler::clear();
-        }
     }
     alloc::profiler::clear();
     state.counters["bytes_per_iteration"] = bytes;
