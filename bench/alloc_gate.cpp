@@ -199,7 +199,9 @@ void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, cons
     // instead, small_churn's record all / hook off read 2.4-8.4 between the
     // repetitions of one process, 2.4-12.2 between gate runs, and a process's
     // first repetition took 10x the others (AMD Zen 5 guest). Cleared per chunk:
-    // 3.1-6.7 over 4 processes, within 8% in each.
+    // 3.1-6.7 over 7 processes of the suite filtered to record_all, within 8% in
+    // each; 6.2-11.4 in 3 quick gates (the chunk size still depends on the
+    // process's calibration, which the tolerance of 200% covers).
     const auto time_chunk = [&](const Variant& variant) {
         if (variant.profiled) alloc::profiler::clear();
         if (variant.profiled) alloc::profiler::start(variant.profiling);
