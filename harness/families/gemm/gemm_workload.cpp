@@ -117,7 +117,8 @@ static size_t in_place_max_m_panels(size_t nr) { return nr >= 32 ? 16 : 2; }
 // so every tile after the first fetched the panel again. Zen 5, avx512
 // m64n1024k1024 (six panels): 1.03-1.04 ms in place, 0.86-0.91 copied, 0.85-1.05
 // packed by blocks; m16n4096k1024 (two panels) 1.40-1.42 in place, 2.10-2.13
-// copied: a panel used by two tiles does not repay its copy.
+// copied (with the 12 x 32 tile, before avx512 took 16 x 16 tiles at M <= 16):
+// a panel used by two tiles does not repay its copy.
 constexpr size_t straight_max_m_panels = 2;
 
 // Where B is one panel (N at most the tile's 16 columns), each A panel serves one
@@ -125,8 +126,14 @@ constexpr size_t straight_max_m_panels = 2;
 // full panels of A in place instead (a partial last one is still packed, zero
 // below M), so A streams from memory while the FMAs run rather than before them.
 // Zen 5, m4096n16k1024, mean ms per run: avx512 1.36-1.61 packed, 1.04-1.07 in
-// place; avx2 1.71-1.73 packed, 1.28-1.30 in place (0.95 of the FMA peak).
+// place; avx2 1.71-1.73 packed, 1.28-1.30 in place (its minimum, 1.23 ms, is
+// 0.95 of the FMA peak).
 static bool a_read_in_place(const GemmShape& s, const jit::GemmTile& t) { return s.n <= size_t(t.nr) && t.nr == 16; }
+
+// Whether M panel p is read in place: a full panel where A is (see a_read_in_place).
+bool GemmWorkload::a_panel_in_place(size_t p) const {
+    return a_in_place_ && shape_.m - p * tile_.mr >= size_t(tile_.mr);
+}
 
 // beta as a float; one that overflows or underflows f32 is refused rather than
 // rounded to infinity or zero (std::stof would throw std::out_of_range, uncaught).
@@ -154,7 +161,8 @@ GemmWorkload::GemmWorkload(const KernelCase& c)
       shape_(parse_gemm_problem(c.problem, "problem")),
       tile_(jit::gemm_tile(c.spec.isa, shape_.m, shape_.n)),  // shape_ is declared, so initialised, first
       a_in_place_(a_read_in_place(shape_, tile_)),
-      split_(split_threads((shape_.m + tile_.mr - 1) / tile_.mr,
+      m_panels_((shape_.m + tile_.mr - 1) / tile_.mr),
+      split_(split_threads(m_panels_,
                            (std::min(nc_block, shape_.n) + tile_.nr - 1) / tile_.nr, c.threads,
                            in_place_max_m_panels(tile_.nr))) {
     a_.resize(shape_.m * shape_.k);
@@ -212,7 +220,7 @@ jit::GemmArgs GemmWorkload::b_panel(const Block& blk, size_t q, float* panel) co
     }
     const float* b = &b_[blk.pc * shape_.n + blk.jc + q * nr];
     const size_t n_valid = std::min(nr, blk.nc - q * nr);
-    if (n_valid == nr && (shape_.m + tile_.mr - 1) / tile_.mr <= straight_max_m_panels) {
+    if (n_valid == nr && m_panels_ <= straight_max_m_panels) {
         args.b = b;
         args.ldb = shape_.n * 4;
         return args;
@@ -227,7 +235,7 @@ jit::GemmArgs GemmWorkload::b_panel(const Block& blk, size_t q, float* panel) co
 // (split_ chooses the grid), A packed by M blocks of mc_tiles panels.
 void GemmWorkload::run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) const {
     const size_t mr = tile_.mr, nr = tile_.nr;
-    const auto [p0, p1] = split_range((shape_.m + mr - 1) / mr, ithr / split_.n_ways, split_.m_ways);
+    const auto [p0, p1] = split_range(m_panels_, ithr / split_.n_ways, split_.m_ways);
     const auto [q0, q1] = split_range((blk.nc + nr - 1) / nr, ithr % split_.n_ways, split_.n_ways);
     if (p0 == p1 || q0 == q1) return;
     const float beta = blk.pc == 0 ? shape_.beta : 1.0f;  // later K blocks accumulate
@@ -236,8 +244,8 @@ void GemmWorkload::run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) 
         const size_t mb_end = std::min(p1, mb + mc_tiles);
         for (size_t p = mb; p < mb_end; ++p) {  // A[p*mr.., pc..pc+kc] in a k-major panel, zero below M
             const float* a = &a_[p * mr * shape_.k + blk.pc];
+            if (a_panel_in_place(p)) continue;
             const size_t m_valid = std::min(mr, shape_.m - p * mr);
-            if (a_in_place_ && m_valid == mr) continue;
             float* panel = ap + (p - mb) * mr * blk.kc;
             if (mr == 16) pack_a_panel<16>(a, shape_.k, m_valid, blk.kc, panel);
             else if (mr == 12) pack_a_panel<12>(a, shape_.k, m_valid, blk.kc, panel);
@@ -247,7 +255,7 @@ void GemmWorkload::run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) 
         // of the block. Packed B sits in L2/L3 and each A panel stays in L1 across B panels.
         const auto tile_at = [&](size_t p, size_t q, jit::GemmArgs args) {
             args.a = ap + (p - mb) * mr * blk.kc;
-            if (a_in_place_ && std::min(mr, shape_.m - p * mr) == mr) {
+            if (a_panel_in_place(p)) {
                 args.a = &a_[p * mr * shape_.k + blk.pc];
                 args.lda = shape_.k * 4;
             }

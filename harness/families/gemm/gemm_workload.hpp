@@ -5,7 +5,8 @@
 // calls the JIT microkernel per MR x NR tile; edge tiles go through a small
 // buffer; when A has only a few panels B is not packed by blocks: each B panel
 // is read in place (one or two panels of A) or copied just before its tiles
-// (how many depends on the tile's width).
+// (how many depends on the tile's width); when B is one 16-column panel, the
+// kernel reads A's full panels in place rather than packed.
 // With --threads every thread packs a share of B, then the tiles are split on a
 // grid of M panels x N panels (N when M is too short to share).
 #include "families/workload.hpp"
@@ -47,12 +48,14 @@ private:
     static ThreadSplit split_threads(size_t m_panels, size_t n_panels, int threads, size_t in_place_max);
     void pack_b_share(const Block& blk, int ithr, int nthr) const;
     jit::GemmArgs b_panel(const Block& blk, size_t q, float* panel) const;
+    bool a_panel_in_place(size_t p) const;
     void run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) const;
     void run_tile(jit::KernelFn kernel, jit::GemmArgs args, size_t i0, size_t j0, float beta) const;
 
     GemmShape shape_;
     jit::GemmTile tile_;
     bool a_in_place_;  // full A panels read where they lie (see a_read_in_place)
+    size_t m_panels_;  // MR-row panels of A, the last one maybe partial
     ThreadSplit split_;
     FloatBuffer a_, b_, c_, c_initial_;
     mutable FloatBuffer b_packed_;

@@ -37,9 +37,9 @@ struct GemmArgs {
                       // one-vector-per-row path (16-row panels), anything else the
                       // two-vector one (12-row panels)
     size_t mr;        // rows of C wanted, 1..the tile's mr: the kernel computes and stores
-                      // the smallest row count it has a body for (4, 8, 12 and 16 at
-                      // avx512; 2, 4, 6 at avx2) that covers them, from the same
-                      // full-height panel a
+                      // the smallest row count it has a body for (avx512: 4, 8, 12 and,
+                      // at nr 16, 16; avx2: 2, 4, 6) that covers them, from the same
+                      // full-height panel a (A in place: the full height only)
     size_t lda;       // 0: a is a packed panel. Else a is the tile's first element of A in
                       // place, rows lda bytes apart: 16-column tiles of a full panel only
                       // (nr 16, mr the panel's height), where A is used by one tile and
