@@ -374,6 +374,15 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     if (!profiler_on() && stays_stopped()) return p;
     if (t.recording) return p;
     const double weight = sample_weight(t, requested);
+    // A start() since sample_weight read the session may have poked this thread
+    // before the arm there, which then overwrote the poke with the old session's
+    // unit and count (a byte gap where the new session records every
+    // allocation: the next allocations went unrecorded; tests/alloc_profiler_test.cpp
+    // stops a thread here). arm's sequentially consistent stores (on x86-64
+    // its relaxed ones before them are visible first) and this load pair with
+    // start()'s increment of the session (Dekker): either the poke lands after
+    // the arm, or the new session is seen here and the thread pokes itself.
+    if (session.load(std::memory_order_seq_cst) != t.armed_session) arm(detail::count_allocations, poked);
     // A stop() since profiler_on() above may have poked this thread before
     // sample_weight armed it again: with arm's store, this load pairs with
     // stop()'s store (Dekker), so either the poke lands after the arm or the
@@ -412,7 +421,7 @@ namespace profiler {
 void start(const Options& options) {
     current_options.store(options);
     clock_at_start = clock_now();
-    session.fetch_add(1, std::memory_order_release);
+    session.fetch_add(1, std::memory_order_seq_cst);  // before the pokes: see record_slow
     __atomic_store_n(&profiler_enabled, true, __ATOMIC_SEQ_CST);
     // Every known thread's next allocation arms its count for this session;
     // threads not known yet do so on their first allocation (pool.cpp). The
@@ -420,7 +429,8 @@ void start(const Options& options) {
     // on (after profiler_enabled: see stays_stopped): a stopped thread starts
     // counting from `poked`, never from a count left over from an earlier
     // session. A thread that arms meanwhile either keeps its own arm for this
-    // session or finds `poked` and arms afresh. A thread inside its hook's
+    // session or finds `poked` and arms afresh; one that arms for the session
+    // before pokes itself (record_slow). A thread inside its hook's
     // plain read-modify-write while this runs (only when start() is called
     // while it counts: the profiler running, or just stopped) can overwrite
     // `poked` with its old count; it then samples this session from when that
