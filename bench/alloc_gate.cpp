@@ -203,15 +203,16 @@ void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, cons
     // each; 6.2-11.4 in 3 quick gates (the chunk size still depends on the
     // process's calibration, which the tolerance of 200% covers).
     const auto time_chunk = [&](const Variant& variant) {
-        if (variant.profiled) alloc::profiler::clear();
-        if (variant.profiled) alloc::profiler::start(variant.profiling);
+        if (variant.profiled) {
+            alloc::profiler::clear();
+            alloc::profiler::start(variant.profiling);
+        }
         const auto start = clock::now();
         for (int64_t i = 0; i < chunk; ++i) w.iteration(*variant.api, run_state);
         const double ns = std::chrono::duration<double, std::nano>(clock::now() - start).count();
         if (variant.profiled) alloc::profiler::stop();
         return ns;
     };
-    alloc::profiler::clear();
     std::vector<double> ratios;
     double total_ns = 0;
     int64_t chunks = 0;
@@ -235,7 +236,7 @@ void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, cons
         ++chunks;
         if (reference) ratios.push_back(ns / reference_ns);
     }
-    alloc::profiler::clear();
+    alloc::profiler::clear();  // the last chunk's records: not kept across benchmarks
     state.counters["bytes_per_iteration"] = bytes;
     state.counters["ns_per_iteration"] = total_ns / static_cast<double>(std::max<int64_t>(1, chunks * chunk));
     if (reference) state.counters["ratio_to_" + reference->name] = report::median(ratios);

@@ -243,8 +243,8 @@ void GemmWorkload::run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) 
     for (size_t mb = p0; mb < p1; mb += mc_tiles) {
         const size_t mb_end = std::min(p1, mb + mc_tiles);
         for (size_t p = mb; p < mb_end; ++p) {  // A[p*mr.., pc..pc+kc] in a k-major panel, zero below M
-            const float* a = &a_[p * mr * shape_.k + blk.pc];
             if (a_panel_in_place(p)) continue;
+            const float* a = &a_[p * mr * shape_.k + blk.pc];
             const size_t m_valid = std::min(mr, shape_.m - p * mr);
             float* panel = ap + (p - mb) * mr * blk.kc;
             if (mr == 16) pack_a_panel<16>(a, shape_.k, m_valid, blk.kc, panel);
@@ -254,10 +254,11 @@ void GemmWorkload::run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) 
         // B in place streams from memory: each of its panels is read once, for every A panel
         // of the block. Packed B sits in L2/L3 and each A panel stays in L1 across B panels.
         const auto tile_at = [&](size_t p, size_t q, jit::GemmArgs args) {
-            args.a = ap + (p - mb) * mr * blk.kc;
             if (a_panel_in_place(p)) {
                 args.a = &a_[p * mr * shape_.k + blk.pc];
                 args.lda = shape_.k * 4;
+            } else {
+                args.a = ap + (p - mb) * mr * blk.kc;
             }
             run_tile(kernel, args, p * mr, blk.jc + q * nr, beta);
         };
