@@ -22,12 +22,23 @@ public:
     explicit ReorderKernel(FramePolicy policy)
         : Base(Base::kernel_name("reorder", policy), policy) {
         auto& pool = this->pool();
+        // The cursors first: every load and store of a block addresses through
+        // them, and the first registers of every policy are legacy ones (rbp
+        // in clobber, rax and rcx otherwise), not r8-r15. Taken fifth and sixth,
+        // they were rsi and r8 in clobber and r8 and r9 in preserve and frame,
+        // and avx2's streaming transpose by bands took 1.23-1.30x clobber's
+        // time under preserve and frame (paired, AMD Zen 5 guest, 4096x4096),
+        // with every other instruction the same but for its registers (the
+        // tile code's placement and the stack frame's offset moved nothing);
+        // taken first, the three policies read 0.994-1.001 [0.989, 1.010].
+        // Why the cursors' registers mattered is not known: the VEX prefix of
+        // an access through r8-r15 is a byte longer.
+        ps_ = pool.take_register("src cursor");
+        pd_ = pool.take_register("dst cursor");
         src_ = pool.take_register("src batch");
         dst_ = pool.take_register("dst batch");
         r_ = pool.take_register("r");
         c_ = pool.take_register("c");
-        ps_ = pool.take_register("src cursor");
-        pd_ = pool.take_register("dst cursor");
         row_bytes_ = pool.take_register("src row bytes (cols * 4)");
         col_bytes_ = pool.take_register("dst row bytes (rows * 4)");
         if constexpr (Base::is_sse) scratch_ = pool.take_register("tile scratch (16 lines, 64-byte aligned)");
@@ -37,9 +48,10 @@ public:
         tile_r_end_ = pool.take("tile's row end");
         tile_c_end_ = pool.take("tile's column end");
         tile_r_ = pool.take("tile's first row");
+        band_end_ = pool.take("band's row end");
+        tile_c_ = pool.take("tile's first column");
         tile_band_ = pool.take("band's first row");
         band_rows_ = pool.take("band rows (a tile's, or streaming_band_rows)");
-        tile_c_ = pool.take("tile's first column");
         rows_ = pool.take("rows");
         cols_ = pool.take("cols");
         batch_ = pool.take("batch left");
@@ -308,14 +320,9 @@ private:
     // cached stores and with 2 MiB pages: not the TLB), by bands of 64 rows
     // 0.50-0.66, 256 0.55-0.76, 512 0.67-0.78, 1024 0.47-0.67. Cached calls keep
     // rows of tiles: nchw2nhwc 8x64x56x56 (L3-resident) at sse41 took 0.25-0.27
-    // ms by bands of its 64 rows, 0.21 by rows of tiles. avx2 keeps rows of tiles
-    // too: by bands its policies differed, paired frame and preserve over clobber
-    // 1.27-1.29 with the intervals' low ends at 1.009-1.017 (means 6.3-6.8 ms,
-    // against 5.3 for clobber) in three runs of one build, while sse41 and avx512
-    // stayed within their A/A control. Not its half-line stores (whole_tile):
-    // storing each dst line whole from a scratch area, as sse41 does, still read
-    // 1.17-1.20. The cause is not found; a frame-cost gate cannot tell it from a
-    // frame cost.
+    // ms by bands of its 64 rows, 0.21 by rows of tiles. avx2 by bands made its
+    // policies differ (frame and preserve 1.23-1.30x clobber) until the cursors
+    // got the first registers (see the constructor).
     void tiled_blocks() {
         Label bands, bands_done, c_tiles, c_tiles_done, r_tiles, r_tiles_done;
         this->mov(tile_band_.operand(), 0);
@@ -324,6 +331,14 @@ private:
         this->and_(ps_, ~int64_t{3});
         this->cmp(ps_, tile_band_.operand());
         this->jle(bands_done, near);
+        // The band's row end, once per band: min(first + band_rows, rows rounded
+        // down to 4). band_rows is a multiple of tile_rows, so a tile's row end
+        // clamped to it is the one clamped to the rows.
+        this->mov(pd_, tile_band_.operand());
+        this->add(pd_, band_rows_.operand());
+        this->cmp(pd_, ps_);
+        this->cmovg(pd_, ps_);
+        this->store(band_end_, pd_);
         this->mov(tile_c_.operand(), 0);
         this->loop_head(c_tiles);
         clamp_tile_end(tile_c_end_, tile_c_, cols_, tile_cols);
@@ -332,12 +347,7 @@ private:
         this->mov(ps_, tile_band_.operand());
         this->store(tile_r_, ps_);
         this->loop_head(r_tiles);
-        // the band's rows: up to band_rows from its first
-        this->mov(ps_, tile_band_.operand());
-        this->add(ps_, band_rows_.operand());
-        this->cmp(ps_, tile_r_.operand());
-        this->jle(r_tiles_done, near);
-        clamp_tile_end(tile_r_end_, tile_r_, rows_, tile_rows);
+        clamp_tile_end(tile_r_end_, tile_r_, band_end_, tile_rows, false);
         this->cmp(ps_, tile_r_.operand());
         this->jle(r_tiles_done, near);
         tile();
@@ -352,10 +362,11 @@ private:
         this->jmp(bands, near);
         this->L(bands_done);
     }
-    // end = min(first + step, n rounded down to 4), left in ps_ too.
-    void clamp_tile_end(const GprValue& end, const GprValue& first, const GprValue& n, int step) {
+    // end = min(first + step, n rounded down to 4), left in ps_ too; n as it
+    // is where it is a multiple of 4 already (round false).
+    void clamp_tile_end(const GprValue& end, const GprValue& first, const GprValue& n, int step, bool round = true) {
         this->mov(pd_, n.operand());
-        this->and_(pd_, ~int64_t{3});
+        if (round) this->and_(pd_, ~int64_t{3});
         this->mov(ps_, first.operand());
         this->add(ps_, step);
         this->cmp(ps_, pd_);
@@ -487,8 +498,8 @@ private:
     static constexpr int tile_rows = 16, tile_cols = 16;
     // Streaming calls take their tiles by bands of this many rows, each band
     // column of tiles by column of tiles; the others by bands of one tile's rows
-    // (row of tiles by row of tiles). See tiled_blocks: not at avx2.
-    static constexpr int streaming_band_rows = Base::is_sse || Base::is_avx512 ? 512 : tile_rows;
+    // (row of tiles by row of tiles). See tiled_blocks.
+    static constexpr int streaming_band_rows = 512;
     static constexpr int scratch_bytes = tile_rows * tile_cols * 4;
     // Calls of at least this many floats (16 MiB each way; with --threads, a
     // thread's share of the batches is a call) store past the caches: transpose
@@ -497,7 +508,8 @@ private:
     // between calls) 0.235 ms and 0.158 ms (avx512, AMD EPYC Zen 4).
     static constexpr int32_t streaming_floats = 4 << 20;
     Xbyak::Reg64 src_, dst_, r_, c_, ps_, pd_, row_bytes_, col_bytes_, scratch_;
-    GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_, tile_mode_, tile_band_, band_rows_;
+    GprValue batch_, rows_, cols_, tile_r_, tile_c_, tile_r_end_, tile_c_end_, tile_mode_, tile_band_, band_rows_,
+        band_end_;
 };
 
 }  // namespace
