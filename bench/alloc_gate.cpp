@@ -38,6 +38,7 @@
 #include "report/machine.hpp"
 
 #include <benchmark/benchmark.h>
+#include <cmath>
 #include <dlfcn.h>
 #include <malloc.h>
 #include <unistd.h>
@@ -142,6 +143,29 @@ int64_t chunk_iterations(const std::string& benchmark, const AllocWorkload& w, c
     return known[benchmark] = std::max<int64_t>(1, static_cast<int64_t>(n * target_ns / ns));
 }
 
+// Iterations per timed chunk for a variant that records every allocation: a
+// chunk's cost grows with the records it holds (the profile is cleared per
+// chunk), so a chunk calibrated per process, as chunk_iterations does, made
+// record all / hook off depend on the process (small_churn 3.2-3.4 in two
+// processes and 6.3-6.4 in a third, structs 14.5-19.2, AMD Zen 5 guest). A
+// fixed count of records per chunk instead, counted in a short run; at least
+// the calibrated chunk (the workload's shortest time). Once per benchmark.
+int64_t record_all_chunk(const std::string& benchmark, const AllocWorkload& w, const Variant& v, int64_t calibrated) {
+    static std::map<std::string, int64_t> known;
+    if (const auto it = known.find(benchmark); it != known.end()) return it->second;
+    constexpr double records_per_chunk = 32768;
+    constexpr int probe_iterations = 16;
+    AllocWorkloadState probe(*v.api);
+    alloc::profiler::clear();
+    alloc::profiler::start(v.profiling);
+    for (int i = 0; i < probe_iterations; ++i) w.iteration(*v.api, probe);
+    alloc::profiler::stop();
+    const double per_iteration = static_cast<double>(alloc::profiler::fetch().allocations.size()) / probe_iterations;
+    alloc::profiler::clear();
+    const auto fixed = static_cast<int64_t>(std::ceil(records_per_chunk / std::max(1.0, per_iteration)));
+    return known[benchmark] = std::max(fixed, calibrated);
+}
+
 // The footprint of one benchmark, measured once (its first run: repetitions
 // report the same figure, as they report the same bytes_per_iteration), or why
 // there is none.
@@ -180,7 +204,8 @@ void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, cons
     }
     // Before anything of this benchmark runs in this process; no thread of a workload is alive here.
     const bool measured = !v.profiled && w.footprint_copies > 0;
-    const Footprint* footprint = measured ? &footprint_of(std::string(w.name) + "/" + v.name, w, *v.api) : nullptr;
+    const std::string id = std::string(w.name) + "/" + v.name;
+    const Footprint* footprint = measured ? &footprint_of(id, w, *v.api) : nullptr;
     if (footprint && !footprint->figure) {
         state.SkipWithError(footprint->error.c_str());
         return;
@@ -191,7 +216,8 @@ void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, cons
         counting.count_bytes = &bytes;
         w.iteration(*v.api, counting);  // untimed: the memory counter
     }
-    const int64_t chunk = chunk_iterations(std::string(w.name) + "/" + v.name, w, *v.api);
+    int64_t chunk = chunk_iterations(id, w, *v.api);
+    if (v.profiled && v.profiling.sampling == alloc::profiler::Sampling::all) chunk = record_all_chunk(id, w, v, chunk);
     AllocWorkloadState run_state(*v.api);
     // Each chunk of a profiled variant starts from an empty profile (cleared
     // untimed): recording every allocation, a chunk's cost grew with the records
@@ -200,8 +226,8 @@ void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, cons
     // repetitions of one process, 2.4-12.2 between gate runs, and a process's
     // first repetition took 10x the others (AMD Zen 5 guest). Cleared per chunk:
     // 3.1-6.7 over 7 processes of the suite filtered to record_all, within 8% in
-    // each; 6.2-11.4 in 3 quick gates (the chunk size still depends on the
-    // process's calibration, which the tolerance of 200% covers).
+    // each; 6.2-11.4 in 3 quick gates. Record all's chunks hold a fixed number
+    // of records since (record_all_chunk).
     const auto time_chunk = [&](const Variant& variant) {
         if (variant.profiled) {
             alloc::profiler::clear();
