@@ -9,12 +9,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <random>
-#include <csignal>
 #include <cstring>
-#include <pthread.h>
 #include <thread>
 #include <vector>
 
@@ -253,86 +250,100 @@ TEST(Profiler, StartAndStopRacingWithAnAllocatingThreadLoseNoPoke) {
     EXPECT_TRUE(back_on_heap);
 }
 
-// A thread stopped inside record_slow, between its read of the session and
-// its arm included, while stop() and start() run (a vCPU the hypervisor takes
-// away, or a preemption, does this; here a signal handler that waits, where
-// the signal found the thread in record_slow): its first allocation after
-// start() returns is still recorded. The handler lets the thread go on
-// elsewhere, and the signal is sent again.
+// Holds one thread at a race point of the profiler's slow path
+// (alloc::profiler::race_point) while the test runs start() or stop(), so that
+// each race below happens every time, in the order that lost a poke.
 namespace {
-std::atomic<uintptr_t> stall_begin{0}, stall_end{0};  // record_slow's code
-std::atomic<bool> stall_handled{false}, stall_entered{false}, stall_release{false};
-void stall_in_record_slow(int, siginfo_t*, void* context) {
-    const greg_t* registers = static_cast<ucontext_t*>(context)->uc_mcontext.gregs;
-    const auto in_record_slow = [](uintptr_t at) { return at >= stall_begin.load() && at < stall_end.load(); };
-    // In record_slow, or in a leaf it calls (libm's log(), between the session's read and the arm).
-    if (in_record_slow(static_cast<uintptr_t>(registers[REG_RIP])) ||
-        in_record_slow(*reinterpret_cast<const uintptr_t*>(registers[REG_RSP]))) {
-        stall_entered.store(true);
-        while (!stall_release.load()) __builtin_ia32_pause();
-    }
-    stall_handled.store(true);
-}
-}  // namespace
+struct Hold {
+    std::thread::id thread;
+    std::atomic<int> point{-1};  // where to hold `thread` next; -1: nowhere
+    std::atomic<bool> holding{false};
 
-TEST(Profiler, AThreadStoppedInRecordSlowWhileStartRunsRecordsItsNextAllocation) {
-    const perf::Symbols symbols;
-    const auto begin = reinterpret_cast<uintptr_t>(&alloc::detail::record_slow);
-    const std::string name = symbols.name(begin);
-    ASSERT_NE(name.find("record_slow"), std::string::npos) << name;
-    uintptr_t end = begin;
-    while (symbols.name(end) == name) ++end;
-    stall_begin = begin;
-    stall_end = end;
-    struct sigaction action = {}, previous = {};
-    action.sa_sigaction = stall_in_record_slow;
-    action.sa_flags = SA_SIGINFO;
-    ASSERT_EQ(sigaction(SIGUSR1, &action, &previous), 0);
-#if defined(__SANITIZE_THREAD__)
-    constexpr int rounds = 10;  // its signals wait for an intercepted call: none stops in record_slow
-#else
-    constexpr int rounds = 1500;  // about 1 in 100 stops the thread between its read and its arm
-#endif
-    int missed = 0, stalled = 0;
-    for (int round = 0; round < rounds; ++round) {
-        std::atomic<int> phase{0};
-        std::thread worker([&] {
-            for (int i = 0; phase.load(std::memory_order_acquire) <= 1; ++i) {
-                alloc::free(alloc::pool_alloc(i % 2 ? 1000 : 16 + i % 64));
-                if (i == 0) phase.store(1, std::memory_order_release);
-            }
-            alloc::free(alloc::pool_alloc(999));  // recorded: every allocation is; no other is of 999 bytes
-            phase.store(3, std::memory_order_release);
-        });
-        while (phase.load(std::memory_order_acquire) != 1) std::this_thread::yield();
-        stall_entered = false;
-        stall_release = false;
-        const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
-        while (!stall_entered.load() && std::chrono::steady_clock::now() < give_up) {
-            alloc::profiler::start({Sampling::bytes, 1.0, 4096});  // record_slow about every 8th allocation
-            stall_handled = false;
-            pthread_kill(worker.native_handle(), SIGUSR1);
-            while (!stall_handled.load() && !stall_entered.load() && std::chrono::steady_clock::now() < give_up)
-                __builtin_ia32_pause();
-            alloc::profiler::stop();
-        }
-        stalled += stall_entered.load();
-        alloc::profiler::start({Sampling::all});
-        phase.store(2, std::memory_order_release);
-        stall_release = true;
-        while (phase.load(std::memory_order_acquire) != 3) std::this_thread::yield();
+    void at(alloc::profiler::RacePoint p) { point = static_cast<int>(p); }
+    void wait_until_held() const {
+        while (!holding.load()) std::this_thread::yield();
+    }
+    void release() { holding = false; }
+} hold;
+
+void hold_at(alloc::profiler::RacePoint p) {
+    if (std::this_thread::get_id() != hold.thread || hold.point.load() != static_cast<int>(p)) return;
+    hold.point = -1;
+    hold.holding = true;
+    while (hold.holding.load()) std::this_thread::yield();
+}
+
+// A thread that allocates 1000 bytes once phase is 2 (its first allocation in
+// the session: it reaches record_slow), then 999 bytes once phase is 3, the
+// allocation the test looks for.
+struct RaceWorker {
+    std::atomic<int> phase{0};
+    std::thread thread{[this] {
+        alloc::free(alloc::pool_alloc(64));  // registers the thread with the profiler
+        phase = 1;
+        while (phase.load() != 2) std::this_thread::yield();
+        alloc::free(alloc::pool_alloc(1000));
+        while (phase.load() != 3) std::this_thread::yield();
+        alloc::free(alloc::pool_alloc(999));
+        phase = 4;
+    }};
+    RaceWorker() {
+        while (phase.load() != 1) std::this_thread::yield();
+        hold.thread = thread.get_id();
+        alloc::profiler::race_point = hold_at;
+    }
+    ~RaceWorker() {
+        alloc::profiler::race_point = nullptr;
+        if (thread.joinable()) thread.join();
+    }
+    // Lets the thread allocate the 999 bytes; returns whether the profiler recorded them.
+    bool records_the_next_allocation() {
+        phase = 3;
+        while (phase.load() != 4) std::this_thread::yield();
         alloc::profiler::stop();
         const auto profile = alloc::profiler::fetch();
-        worker.join();
+        thread.join();
         alloc::profiler::clear();
-        missed += std::none_of(profile.allocations.begin(), profile.allocations.end(),
-                               [](const auto& a) { return a.requested == 999; });
+        return std::any_of(profile.allocations.begin(), profile.allocations.end(),
+                           [](const auto& a) { return a.requested == 999; });
     }
-    ASSERT_EQ(sigaction(SIGUSR1, &previous, nullptr), 0);
-    EXPECT_EQ(missed, 0) << "of " << rounds << " rounds, " << stalled << " with the thread stopped in record_slow";
-#if !defined(__SANITIZE_THREAD__)
-    EXPECT_GT(stalled, rounds / 2);
-#endif
+};
+}  // namespace
+
+// A start() between a thread's read of the session in record_slow and its arm
+// there: the arm, for the session before (a byte gap of about 1 MiB), landed
+// over start()'s poke, and the thread recorded nothing of the new session
+// until that gap ran out.
+TEST(Profiler, AStartWhileAThreadArmsForTheSessionBeforeReachesIt) {
+    RaceWorker worker;
+    hold.at(alloc::profiler::RacePoint::session_read);
+    alloc::profiler::start({Sampling::bytes, 1.0, 1 << 20});
+    worker.phase = 2;
+    hold.wait_until_held();
+    alloc::profiler::stop();
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    hold.release();
+    EXPECT_TRUE(worker.records_the_next_allocation());
+}
+
+// A start() between a thread's finding the profiler stopped (after its arm in
+// record_slow) and its hook's stop: the stop undid start()'s poke, and the
+// thread's hook stayed stopped for the whole session.
+TEST(Profiler, AStartWhileAThreadStopsItsHookReachesIt) {
+    RaceWorker worker;
+    hold.at(alloc::profiler::RacePoint::session_read);
+    alloc::profiler::start({Sampling::bytes, 1.0, 1 << 20});
+    worker.phase = 2;
+    hold.wait_until_held();
+    alloc::profiler::stop();
+    hold.at(alloc::profiler::RacePoint::found_stopped);
+    hold.release();  // the thread arms, then finds the profiler stopped
+    hold.wait_until_held();
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    hold.release();
+    EXPECT_TRUE(worker.records_the_next_allocation());
 }
 
 TEST(Profiler, ByteSamplingTotalsAreUnbiased) {

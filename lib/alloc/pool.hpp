@@ -187,7 +187,8 @@ inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8
 //   count_bytes        bytes: byte sampling, an exponential gap drawn per
 //                      sample (tcmalloc's and Go's sampler);
 //   count_allocations  allocations: probability sampling, a geometric gap
-//                      drawn per sample, and recording every allocation (gap 0).
+//                      drawn per sample, and recording every allocation (gap 0);
+// or start()'s poke (profiler.cpp), a step larger than any count.
 // Either way one read-modify-write and one not-taken branch per allocation, and
 // record_slow only when the count goes negative. The words start so that a
 // thread's first allocation calls record_slow, which registers the thread:
@@ -250,11 +251,11 @@ inline PageHeader* page_of(const void* p) {
 
 // The hook while the profiler samples: counts an allocation of `size` bytes
 // down and says whether the count went negative, i.e. whether the allocation
-// must reach the profiler (record_slow). Under ThreadSanitizer the count is
-// updated atomically, as start() pokes it from another thread; elsewhere a
-// poke can be lost to the owner's plain read-modify-write (profiler.cpp's
-// start() says when, and what it costs). Counting allocations, the step is
-// the unit itself (count_allocations is 1).
+// must reach the profiler (record_slow). start() writes the count from another
+// thread (0, beside its poke of the unit, which this only reads: profiler.cpp),
+// so under ThreadSanitizer the count is updated atomically; elsewhere the
+// owner's plain read-modify-write may undo that 0, never the poke. Counting
+// allocations, or poked, the step is the unit itself (count_allocations is 1).
 [[gnu::always_inline]] inline bool counted_out(size_t size) {
     const int64_t unit = __atomic_load_n(&sample_unit, __ATOMIC_RELAXED);
     static_assert(count_allocations == 1);

@@ -129,7 +129,7 @@ struct ThreadBuffer {
 std::mutex buffers_mutex;
 std::vector<std::shared_ptr<ThreadBuffer>> buffers;
 struct ThreadState;
-std::vector<ThreadState*> live_threads;  // under buffers_mutex: start() pokes their countdowns
+std::vector<ThreadState*> live_threads;  // under buffers_mutex: start() pokes their hooks
 
 // Incremented by every start(): a thread whose countdown was armed for an older
 // session arms it again (a fresh exponential draw for byte sampling).
@@ -267,21 +267,30 @@ void hook_on(uint64_t* state, detail::Heap** heap) {
     __atomic_store_n(heap, &detail::no_heap, __ATOMIC_SEQ_CST);
 }
 
-// This thread's hook: count `unit`s (count_bytes or count_allocations) and
-// call record_slow once more than `left` have passed. Written atomically, as
-// start() and stop() write these words from other threads; the hook last (it
-// turns it on), as record_slow reads profiler_enabled after it.
+// The hook whose words these are: count `unit`s (count_bytes,
+// count_allocations, or `poked` below) and call record_slow once more than
+// `left` have passed. Written atomically, as start() and stop() write these
+// words from other threads; the unit sequentially consistent (record_slow and
+// start() order it against the session); the hook last (it turns it on), as
+// record_slow reads profiler_enabled after it.
+void arm_words(int64_t* unit, int64_t* countdown, uint64_t* state, detail::Heap** heap, int64_t unit_value,
+               int64_t left) {
+    __atomic_store_n(countdown, left, __ATOMIC_RELAXED);
+    __atomic_store_n(unit, unit_value, __ATOMIC_SEQ_CST);
+    hook_on(state, heap);
+}
+// This thread's hook.
 void arm(int64_t unit, int64_t left) {
-    __atomic_store_n(&detail::sample_countdown, left, __ATOMIC_RELAXED);
-    __atomic_store_n(&detail::sample_unit, unit, __ATOMIC_RELAXED);
-    hook_on(&detail::hook_state, &detail::alloc_heap);
+    arm_words(&detail::sample_unit, &detail::sample_countdown, &detail::hook_state, &detail::alloc_heap, unit, left);
 }
 
-// What start() writes in every known thread's count: far below anything a
-// count reaches by itself (gaps are at most 2^62, steps at most 2^63 - 1 once),
-// so the thread's next call knows it was poked for a new session even if it
-// had armed for that session just before the poke.
-constexpr int64_t poked = INT64_MIN / 2;
+// The unit start() writes in every known thread's hook, with a count of 0: a
+// step larger than any count (gaps are at most 2^62), so that the thread's next
+// allocation reaches record_slow whatever its count, and arms there for the new
+// session. The hook only reads the unit: its plain read-modify-write of the
+// count can undo the 0 (start() running while the thread counts), never the
+// poke. A poke of the count itself was lost that way.
+constexpr int64_t poked = (int64_t{1} << 62) + 1;
 
 // Allocations to let pass before the next sampled one when each is sampled with
 // probability p: geometric, P(k) = (1 - p)^k p, drawn by inversion once per
@@ -300,9 +309,10 @@ int64_t geometric_gap(ThreadState& t, double p) {
 double sample_weight(ThreadState& t, size_t size) {
     const uint64_t current = session.load(std::memory_order_acquire);
     const bool first_of_session =
-        t.armed_session != current || __atomic_load_n(&detail::sample_countdown, __ATOMIC_RELAXED) < poked / 2;
+        t.armed_session != current || __atomic_load_n(&detail::sample_unit, __ATOMIC_RELAXED) == poked;
     t.armed_session = current;
     const Options options = current_options.load();
+    if (profiler::race_point) profiler::race_point(profiler::RacePoint::session_read);
     switch (options.sampling) {
     case Sampling::all:
         arm(detail::count_allocations, 0);
@@ -336,6 +346,7 @@ double sample_weight(ThreadState& t, size_t size) {
 // (Dekker): either this thread sees the profiler on, or start() pokes this
 // thread's hook after the store below, so no thread stays stopped by a race.
 bool stays_stopped() {
+    if (profiler::race_point) profiler::race_point(profiler::RacePoint::found_stopped);
     __atomic_store_n(&detail::hook_state, detail::hook_stopped, __ATOMIC_SEQ_CST);
     return !__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST);
 }
@@ -382,12 +393,15 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     // its relaxed ones before them are visible first) and this load pair with
     // start()'s increment of the session (Dekker): either the poke lands after
     // the arm, or the new session is seen here and the thread pokes itself.
-    if (session.load(std::memory_order_seq_cst) != t.armed_session) arm(detail::count_allocations, poked);
-    // A stop() since profiler_on() above may have poked this thread before
+    if (session.load(std::memory_order_seq_cst) != t.armed_session) arm(poked, 0);
+    // A stop() since profiler_on() above may have stopped this hook before
     // sample_weight armed it again: with arm's store, this load pairs with
-    // stop()'s store (Dekker), so either the poke lands after the arm or the
-    // profiler is seen stopped here. This allocation is still recorded.
-    if (!__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST)) stays_stopped();
+    // stop()'s store (Dekker), so either stop()'s store lands after the arm or
+    // the profiler is seen stopped here and the hook stops itself. Unless a
+    // start() ran meanwhile, whose poke that undid (stays_stopped finds the
+    // profiler on): the thread pokes itself, and looks again. This allocation
+    // is still recorded.
+    while (!__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST) && !stays_stopped()) arm(poked, 0);
     if (weight == 0.0) return p;
     const size_t allocated = usable_size(p);  // of its class: a sampled block is at least as large
     p = sampled_block(p);
@@ -418,6 +432,8 @@ void record_free_slow(void* p) {
 
 namespace profiler {
 
+void (*race_point)(RacePoint) = nullptr;
+
 void start(const Options& options) {
     current_options.store(options);
     clock_at_start = clock_now();
@@ -425,23 +441,15 @@ void start(const Options& options) {
     __atomic_store_n(&profiler_enabled, true, __ATOMIC_SEQ_CST);
     // Every known thread's next allocation arms its count for this session;
     // threads not known yet do so on their first allocation (pool.cpp). The
-    // unit and the count (`poked`) first, then the hook (hook_on), which turns it
-    // on (after profiler_enabled: see stays_stopped): a stopped thread starts
-    // counting from `poked`, never from a count left over from an earlier
-    // session. A thread that arms meanwhile either keeps its own arm for this
-    // session or finds `poked` and arms afresh; one that arms for the session
-    // before pokes itself (record_slow). A thread inside its hook's
-    // plain read-modify-write while this runs (only when start() is called
-    // while it counts: the profiler running, or just stopped) can overwrite
-    // `poked` with its old count; it then samples this session from when that
-    // runs out, in the new unit. Under ThreadSanitizer the count is atomic.
+    // count and the unit (`poked`) first, then the hook (hook_on), which turns
+    // it on (after profiler_enabled: see stays_stopped): a stopped thread's next
+    // allocation reaches record_slow, never counts on from an earlier session.
+    // A thread that arms meanwhile either keeps its own arm for this session or
+    // finds `poked` and arms afresh; one that arms for the session before pokes
+    // itself (record_slow).
     std::lock_guard lock(buffers_mutex);
-    for (ThreadState* t : live_threads) {
-        __atomic_store_n(t->unit, detail::count_allocations, __ATOMIC_RELAXED);
-        __atomic_store_n(t->countdown, poked, __ATOMIC_RELAXED);
-        hook_on(t->state, t->heap);
-    }
-    arm(detail::count_allocations, poked);
+    for (ThreadState* t : live_threads) arm_words(t->unit, t->countdown, t->state, t->heap, poked, 0);
+    arm(poked, 0);
 }
 
 void stop() {

@@ -66,4 +66,14 @@ void stop();
 Profile fetch();
 void clear();
 
+// Where a thread inside the profiler's slow path (record_slow) can be held by
+// a test while another thread runs start() or stop() (the races between them,
+// tests/alloc_profiler_test.cpp): called there when set, with where it is.
+// Null otherwise: one load and a not-taken branch, in the slow path only.
+enum class RacePoint {
+    session_read,  // sample_weight has read the session and its options, and not armed yet
+    found_stopped,  // the caller found the profiler stopped; the hook is not stopped yet
+};
+extern void (*race_point)(RacePoint);
+
 }  // namespace benchfp::alloc::profiler

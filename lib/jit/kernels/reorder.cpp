@@ -31,8 +31,9 @@ public:
         // with every other instruction the same but for its registers (the
         // tile code's placement and the stack frame's offset moved nothing);
         // taken first, the three policies read 0.994-1.001 [0.989, 1.010].
-        // Why the cursors' registers mattered is not known: the VEX prefix of
-        // an access through r8-r15 is a byte longer.
+        // Why the cursors' registers mattered is not known; not the length of
+        // the VEX prefix alone (r8 as clobber's dst cursor was fast, and rbp's
+        // addresses take a displacement byte).
         ps_ = pool.take_register("src cursor");
         pd_ = pool.take_register("dst cursor");
         src_ = pool.take_register("src batch");
