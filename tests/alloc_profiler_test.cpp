@@ -296,6 +296,15 @@ struct RaceWorker {
         alloc::profiler::race_point = nullptr;
         if (thread.joinable()) thread.join();
     }
+    // Starts byte sampling (1 MiB), lets the thread allocate its 1000 bytes,
+    // holds it in record_slow where it has read the session, and stops.
+    void hold_after_session_read_and_stop() {
+        hold.at(alloc::profiler::RacePoint::session_read);
+        alloc::profiler::start({Sampling::bytes, 1.0, 1 << 20});
+        phase = 2;
+        hold.wait_until_held();
+        alloc::profiler::stop();
+    }
     // Lets the thread allocate the 999 bytes; returns whether the profiler recorded them.
     bool records_the_next_allocation() {
         phase = 3;
@@ -316,11 +325,7 @@ struct RaceWorker {
 // until that gap ran out.
 TEST(Profiler, AStartWhileAThreadArmsForTheSessionBeforeReachesIt) {
     RaceWorker worker;
-    hold.at(alloc::profiler::RacePoint::session_read);
-    alloc::profiler::start({Sampling::bytes, 1.0, 1 << 20});
-    worker.phase = 2;
-    hold.wait_until_held();
-    alloc::profiler::stop();
+    worker.hold_after_session_read_and_stop();
     alloc::profiler::clear();
     alloc::profiler::start({Sampling::all});
     hold.release();
@@ -332,11 +337,7 @@ TEST(Profiler, AStartWhileAThreadArmsForTheSessionBeforeReachesIt) {
 // thread's hook stayed stopped for the whole session.
 TEST(Profiler, AStartWhileAThreadStopsItsHookReachesIt) {
     RaceWorker worker;
-    hold.at(alloc::profiler::RacePoint::session_read);
-    alloc::profiler::start({Sampling::bytes, 1.0, 1 << 20});
-    worker.phase = 2;
-    hold.wait_until_held();
-    alloc::profiler::stop();
+    worker.hold_after_session_read_and_stop();
     hold.at(alloc::profiler::RacePoint::found_stopped);
     hold.release();  // the thread arms, then finds the profiler stopped
     hold.wait_until_held();
