@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <cstring>
@@ -260,8 +261,14 @@ struct Hold {
     std::atomic<bool> holding{false};
 
     void at(alloc::profiler::RacePoint p) { point = static_cast<int>(p); }
-    void wait_until_held() const {
-        while (!holding.load()) std::this_thread::yield();
+    // Whether the thread got there within 10 s (it does at once where the
+    // profiler calls race_point as it should: a failure, not a hang, otherwise).
+    bool held_soon() const {
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!holding.load())
+            if (std::chrono::steady_clock::now() > give_up) return false;
+            else std::this_thread::yield();
+        return true;
     }
     void release() { holding = false; }
 } hold;
@@ -281,20 +288,24 @@ struct RaceWorker {
     std::thread thread{[this] {
         alloc::free(alloc::pool_alloc(64));  // registers the thread with the profiler
         phase = 1;
-        while (phase.load() != 2) std::this_thread::yield();
+        while (phase.load() < 2) std::this_thread::yield();
         alloc::free(alloc::pool_alloc(1000));
-        while (phase.load() != 3) std::this_thread::yield();
+        while (phase.load() < 3) std::this_thread::yield();
         alloc::free(alloc::pool_alloc(999));
         phase = 4;
     }};
     RaceWorker() {
         while (phase.load() != 1) std::this_thread::yield();
         hold.thread = thread.get_id();
-        alloc::profiler::race_point = hold_at;
+        __atomic_store_n(&alloc::profiler::race_point, &hold_at, __ATOMIC_RELAXED);
     }
-    ~RaceWorker() {
-        alloc::profiler::race_point = nullptr;
+    ~RaceWorker() {  // also after a failed assertion: the thread goes on and ends
+        hold.point = -1;
+        hold.release();
+        if (phase.load() < 3) phase = 3;
         if (thread.joinable()) thread.join();
+        __atomic_store_n(&alloc::profiler::race_point, nullptr, __ATOMIC_RELAXED);
+        alloc::profiler::stop();
     }
     // Starts byte sampling (1 MiB), lets the thread allocate its 1000 bytes,
     // holds it in record_slow where it has read the session, and stops.
@@ -302,7 +313,7 @@ struct RaceWorker {
         hold.at(alloc::profiler::RacePoint::session_read);
         alloc::profiler::start({Sampling::bytes, 1.0, 1 << 20});
         phase = 2;
-        hold.wait_until_held();
+        ASSERT_TRUE(hold.held_soon()) << "the thread never reached the race point";
         alloc::profiler::stop();
     }
     // Lets the thread allocate the 999 bytes; returns whether the profiler recorded them.
@@ -326,6 +337,7 @@ struct RaceWorker {
 TEST(Profiler, AStartWhileAThreadArmsForTheSessionBeforeReachesIt) {
     RaceWorker worker;
     worker.hold_after_session_read_and_stop();
+    if (HasFatalFailure()) return;
     alloc::profiler::clear();
     alloc::profiler::start({Sampling::all});
     hold.release();
@@ -338,9 +350,10 @@ TEST(Profiler, AStartWhileAThreadArmsForTheSessionBeforeReachesIt) {
 TEST(Profiler, AStartWhileAThreadStopsItsHookReachesIt) {
     RaceWorker worker;
     worker.hold_after_session_read_and_stop();
+    if (HasFatalFailure()) return;
     hold.at(alloc::profiler::RacePoint::found_stopped);
     hold.release();  // the thread arms, then finds the profiler stopped
-    hold.wait_until_held();
+    ASSERT_TRUE(hold.held_soon()) << "the thread never reached the race point";
     alloc::profiler::clear();
     alloc::profiler::start({Sampling::all});
     hold.release();

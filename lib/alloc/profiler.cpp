@@ -259,6 +259,11 @@ constexpr size_t shard_count = 64;
 Shard shards[shard_count];
 Shard& shard_of(uintptr_t address) { return shards[(address >> 6) % shard_count]; }
 
+// Holds this thread where a test asked (profiler::race_point), if one did.
+void at_race_point(profiler::RacePoint point) {
+    if (auto* hold = __atomic_load_n(&profiler::race_point, __ATOMIC_RELAXED)) hold(point);
+}
+
 // Turns the hook of the thread whose words these are on: the state, then its
 // small entries' lists pointed at no_heap's (always empty), both sequentially
 // consistent (see alloc_small_stopped in pool.cpp, and stays_stopped).
@@ -286,8 +291,9 @@ void arm(int64_t unit, int64_t left) {
 
 // The unit start() writes in every known thread's hook, with a count of 0: a
 // step larger than any count (gaps are at most 2^62), so that the thread's next
-// allocation reaches record_slow whatever its count, and arms there for the new
-// session. The hook only reads the unit: its plain read-modify-write of the
+// allocation reaches record_slow from any count above -2^62 (a count below that
+// would wrap; only an allocation of more than 2^62 bytes, refused, leaves one,
+// and start() writes 0 beside its poke), and arms there for the new session. The hook only reads the unit: its plain read-modify-write of the
 // count can undo the 0 (start() running while the thread counts), never the
 // poke. A poke of the count itself was lost that way.
 constexpr int64_t poked = (int64_t{1} << 62) + 1;
@@ -312,7 +318,7 @@ double sample_weight(ThreadState& t, size_t size) {
         t.armed_session != current || __atomic_load_n(&detail::sample_unit, __ATOMIC_RELAXED) == poked;
     t.armed_session = current;
     const Options options = current_options.load();
-    if (profiler::race_point) profiler::race_point(profiler::RacePoint::session_read);
+    at_race_point(profiler::RacePoint::session_read);
     switch (options.sampling) {
     case Sampling::all:
         arm(detail::count_allocations, 0);
@@ -343,10 +349,11 @@ double sample_weight(ThreadState& t, size_t size) {
 
 // The profiler is stopped: this thread's hook stops counting, unless start()
 // ran meanwhile. The sequentially consistent store and load pair with start()'s
-// (Dekker): either this thread sees the profiler on, or start() pokes this
-// thread's hook after the store below, so no thread stays stopped by a race.
+// (Dekker): either this thread sees the profiler on (false: the store below
+// may have undone start()'s poke, and the caller must arm the hook again), or
+// start() pokes this thread's hook after the store.
 bool stays_stopped() {
-    if (profiler::race_point) profiler::race_point(profiler::RacePoint::found_stopped);
+    at_race_point(profiler::RacePoint::found_stopped);
     __atomic_store_n(&detail::hook_state, detail::hook_stopped, __ATOMIC_SEQ_CST);
     return !__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST);
 }
@@ -383,13 +390,20 @@ namespace detail {
 void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     ThreadState& t = thread_state();  // on a thread's first allocation: registers it for start()'s poke
     if (!profiler_on() && stays_stopped()) return p;
-    if (t.recording) return p;
+    if (t.recording) {
+        // An allocation of the profiler's own, were it to allocate from the pool:
+        // not recorded. Poked again, as it may have found the profiler stopped
+        // and undone a start()'s poke, and so that its count never runs down to
+        // where a poke's step would wrap it.
+        arm(poked, 0);
+        return p;
+    }
     const double weight = sample_weight(t, requested);
     // A start() since sample_weight read the session may have poked this thread
     // before the arm there, which then overwrote the poke with the old session's
     // unit and count (a byte gap where the new session records every
     // allocation: the next allocations went unrecorded; tests/alloc_profiler_test.cpp
-    // stops a thread here). arm's sequentially consistent stores (on x86-64
+    // holds a thread here). arm's sequentially consistent stores (on x86-64
     // its relaxed ones before them are visible first) and this load pair with
     // start()'s increment of the session (Dekker): either the poke lands after
     // the arm, or the new session is seen here and the thread pokes itself.
@@ -432,7 +446,8 @@ void record_free_slow(void* p) {
 
 namespace profiler {
 
-void (*race_point)(RacePoint) = nullptr;
+void (*race_point)(RacePoint) = nullptr;  // read and written atomically (at_race_point)
+
 
 void start(const Options& options) {
     current_options.store(options);

@@ -70,6 +70,7 @@ void clear();
 // a test while another thread runs start() or stop() (the races between them,
 // tests/alloc_profiler_test.cpp): called there when set, with where it is.
 // Null otherwise: one load and a not-taken branch, in the slow path only.
+// Read atomically: set and clear it with __atomic_store_n.
 enum class RacePoint {
     session_read,  // sample_weight has read the session and its options, and not armed yet
     found_stopped,  // the caller found the profiler stopped; the hook is not stopped yet
