@@ -291,11 +291,12 @@ void arm(int64_t unit, int64_t left) {
 
 // The unit start() writes in every known thread's hook, with a count of 0: a
 // step larger than any count (gaps are at most 2^62), so that the thread's next
-// allocation reaches record_slow from any count above -2^62 (a count below that
-// would wrap; only an allocation of more than 2^62 bytes, refused, leaves one,
-// and start() writes 0 beside its poke), and arms there for the new session. The hook only reads the unit: its plain read-modify-write of the
-// count can undo the 0 (start() running while the thread counts), never the
-// poke. A poke of the count itself was lost that way.
+// allocation reaches record_slow from any count above -2^62, and arms there for
+// the new session. (A count below -2^62 would wrap; only an allocation of more
+// than 2^62 bytes, refused, leaves one, and start() writes 0 beside its poke.)
+// The hook only reads the unit: its plain read-modify-write of the count can
+// undo the 0 (start() running while the thread counts), never the poke. A poke
+// of the count itself was lost that way.
 constexpr int64_t poked = (int64_t{1} << 62) + 1;
 
 // Allocations to let pass before the next sampled one when each is sampled with
@@ -447,7 +448,6 @@ void record_free_slow(void* p) {
 namespace profiler {
 
 void (*race_point)(RacePoint) = nullptr;  // read and written atomically (at_race_point)
-
 
 void start(const Options& options) {
     current_options.store(options);
