@@ -124,11 +124,16 @@ std::vector<Variant> variants() {
     };
 }
 
-// Iterations per timed chunk: enough for the workload's chunk time. Measured once per benchmark, so
-// every repetition times the same chunks.
-int64_t chunk_iterations(const std::string& benchmark, const AllocWorkload& w, const AllocatorTable& api) {
-    static std::map<std::string, int64_t> known;
+// What compute() gives for a benchmark, computed at its first run and kept in
+// `known`: every repetition of the benchmark then sees the same value.
+template <typename T, typename Compute>
+const T& once_per_benchmark(std::map<std::string, T>& known, const std::string& benchmark, Compute compute) {
     if (const auto it = known.find(benchmark); it != known.end()) return it->second;
+    return known.emplace(benchmark, compute()).first->second;
+}
+
+// The iterations that take the workload's chunk time, measured.
+int64_t calibrate_chunk(const AllocWorkload& w, const AllocatorTable& api) {
     using clock = std::chrono::steady_clock;
     const double target_ns = w.min_chunk_us * 1e3;
     AllocWorkloadState warm_up(api);
@@ -140,7 +145,28 @@ int64_t chunk_iterations(const std::string& benchmark, const AllocWorkload& w, c
     int64_t n = 1;
     while (n < (int64_t{1} << 20) && time_iterations(n) < target_ns) n *= 2;
     const double ns = time_iterations(n);  // again, warm: the first pass paid for page faults
-    return known[benchmark] = std::max<int64_t>(1, static_cast<int64_t>(n * target_ns / ns));
+    return std::max<int64_t>(1, static_cast<int64_t>(n * target_ns / ns));
+}
+
+// Iterations per timed chunk: enough for the workload's chunk time. Measured once per benchmark, so
+// every repetition times the same chunks.
+int64_t chunk_iterations(const std::string& benchmark, const AllocWorkload& w, const AllocatorTable& api) {
+    static std::map<std::string, int64_t> known;
+    return once_per_benchmark(known, benchmark, [&] { return calibrate_chunk(w, api); });
+}
+
+// Iterations that record about records_per_chunk allocations.
+int64_t chunk_of_records(const AllocWorkload& w, const Variant& v) {
+    constexpr double records_per_chunk = 32768;
+    constexpr int probe_iterations = 16;
+    AllocWorkloadState probe(*v.api);
+    alloc::profiler::clear();
+    alloc::profiler::start(v.profiling);
+    for (int i = 0; i < probe_iterations; ++i) w.iteration(*v.api, probe);
+    alloc::profiler::stop();
+    const double per_iteration = static_cast<double>(alloc::profiler::fetch().allocations.size()) / probe_iterations;
+    alloc::profiler::clear();
+    return static_cast<int64_t>(std::ceil(records_per_chunk / std::max(1.0, per_iteration)));
 }
 
 // Iterations per timed chunk for a variant that records every allocation: a
@@ -152,18 +178,7 @@ int64_t chunk_iterations(const std::string& benchmark, const AllocWorkload& w, c
 // the calibrated chunk (the workload's shortest time). Once per benchmark.
 int64_t record_all_chunk(const std::string& benchmark, const AllocWorkload& w, const Variant& v, int64_t calibrated) {
     static std::map<std::string, int64_t> known;
-    if (const auto it = known.find(benchmark); it != known.end()) return it->second;
-    constexpr double records_per_chunk = 32768;
-    constexpr int probe_iterations = 16;
-    AllocWorkloadState probe(*v.api);
-    alloc::profiler::clear();
-    alloc::profiler::start(v.profiling);
-    for (int i = 0; i < probe_iterations; ++i) w.iteration(*v.api, probe);
-    alloc::profiler::stop();
-    const double per_iteration = static_cast<double>(alloc::profiler::fetch().allocations.size()) / probe_iterations;
-    alloc::profiler::clear();
-    const auto fixed = static_cast<int64_t>(std::ceil(records_per_chunk / std::max(1.0, per_iteration)));
-    return known[benchmark] = std::max(fixed, calibrated);
+    return once_per_benchmark(known, benchmark, [&] { return std::max(chunk_of_records(w, v), calibrated); });
 }
 
 // The footprint of one benchmark, measured once (its first run: repetitions
@@ -177,15 +192,16 @@ std::optional<alloc::footprint::Zygote> zygote;  // made in main(), before any b
 std::string no_zygote;                           // why there is none
 const Footprint& footprint_of(const std::string& benchmark, const AllocWorkload& w, const AllocatorTable& api) {
     static std::map<std::string, Footprint> known;
-    if (const auto it = known.find(benchmark); it != known.end()) return it->second;
-    Footprint f;
-    try {
-        if (!zygote) throw alloc::footprint::Error(no_zygote);
-        f.figure = zygote->measure(w, api);
-    } catch (const alloc::footprint::Error& e) {
-        f.error = e.what();
-    }
-    return known[benchmark] = f;
+    return once_per_benchmark(known, benchmark, [&] {
+        Footprint f;
+        try {
+            if (!zygote) throw alloc::footprint::Error(no_zygote);
+            f.figure = zygote->measure(w, api);
+        } catch (const alloc::footprint::Error& e) {
+            f.error = e.what();
+        }
+        return f;
+    });
 }
 
 // One benchmark: the workload with v, in chunks; one Google Benchmark iteration
@@ -220,14 +236,10 @@ void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, cons
     if (v.profiled && v.profiling.sampling == alloc::profiler::Sampling::all) chunk = record_all_chunk(id, w, v, chunk);
     AllocWorkloadState run_state(*v.api);
     // Each chunk of a profiled variant starts from an empty profile (cleared
-    // untimed): recording every allocation, a chunk's cost grew with the records
-    // the profile already held, and with it cleared every 4096 iterations
-    // instead, small_churn's record all / hook off read 2.4-8.4 between the
-    // repetitions of one process, 2.4-12.2 between gate runs, and a process's
-    // first repetition took 10x the others (AMD Zen 5 guest). Cleared per chunk:
-    // 3.1-6.7 over 7 processes of the suite filtered to record_all, within 8% in
-    // each; 6.2-11.4 in 3 quick gates. Record all's chunks hold a fixed number
-    // of records since (record_all_chunk).
+    // untimed): recording every allocation, a chunk's cost grows with the
+    // records the profile holds (cleared every 4096 iterations instead,
+    // small_churn's record all / hook off spread 2.4-12.2 between gate runs on
+    // the AMD Zen 5 guest); record_all_chunk fixes how many a chunk makes.
     const auto time_chunk = [&](const Variant& variant) {
         if (variant.profiled) {
             alloc::profiler::clear();

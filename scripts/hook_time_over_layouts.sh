@@ -9,12 +9,27 @@
 # Each layout has its own build (build-layout/<shift>/), so --build-only can
 # build them all under a shared lock first and the timed run (under flock -x)
 # finds them up to date instead of compiling while it holds the machine.
-# Usage: scripts/hook_time_over_layouts.sh [--build-only] [SHIFT ...]   (bytes; default 0 16 32 48 80 96 112 144)
+# A layout's ratio also moves from one process to the next (the same layout by
+# up to 6% between two sweeps on the AMD Zen 5 guest): --processes=N runs every
+# layout's gate N times, the layouts in turn, and a layout's figure is the
+# median of all its processes' repetitions.
+# Usage: scripts/hook_time_over_layouts.sh [--build-only] [--processes=N] [SHIFT ...]
+#        (N default 1; shifts in bytes, default 0 16 32 48 80 96 112 144)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/gate_common.sh
 build_only=0
-if [[ "${1:-}" == --build-only ]]; then build_only=1; shift; fi
+processes=1
+while [[ "${1:-}" == --* ]]; do
+  case "$1" in
+    --build-only) build_only=1 ;;
+    --processes=*)
+      processes=${1#--processes=}
+      [[ $processes =~ ^[1-9][0-9]*$ ]] || { echo "benchfp: --processes '$processes' is not a positive whole number" >&2; exit 2; } ;;
+    *) echo "benchfp: unknown option '$1' (expected --build-only or --processes=N)" >&2; exit 2 ;;
+  esac
+  shift
+done
 shifts=("$@")
 ((${#shifts[@]})) || shifts=(0 16 32 48 80 96 112 144)
 for s in "${shifts[@]}"; do
@@ -27,13 +42,15 @@ for s in "${shifts[@]}"; do
   build_variant . "build-layout/$s" benchfp_alloc_gate -DBENCHFP_LAYOUT_SHIFT="$s"
 done
 ((build_only)) && exit 0
-for s in "${shifts[@]}"; do
-  echo "== layout shift $s bytes" >&2
-  # One line per repetition: "<shift> <workload> <variant> <ratio>".
-  "build-layout/$s/bench/benchfp_alloc_gate" "${SUITE[@]}" 2> /dev/null |
-    sed -n "s|^alloc/\([a-z_]*\)/\([a-z_0-9]*\)/manual_time .* ratio_to_[a-z_]*=\([0-9.]*\).*|$s \1 \2 \3|p" >> "$ratios"
+for ((process = 1; process <= processes; ++process)); do
+  for s in "${shifts[@]}"; do
+    echo "== layout shift $s bytes, process $process of $processes" >&2
+    # One line per repetition: "<shift> <workload> <variant> <ratio>".
+    "build-layout/$s/bench/benchfp_alloc_gate" "${SUITE[@]}" 2> /dev/null |
+      sed -n "s|^alloc/\([a-z_]*\)/\([a-z_0-9]*\)/manual_time .* ratio_to_[a-z_]*=\([0-9.]*\).*|$s \1 \2 \3|p" >> "$ratios"
+  done
 done
-# Per layout, the median of the repetitions; over layouts, mean, min and max.
+# Per layout, the median of the repetitions (of every process); over layouts, mean, min and max.
 sort -k2,2 -k3,3 -k1,1n -k4,4g "$ratios" | awk -v n_shifts="${#shifts[@]}" '
   { key = $2 " " $3 " " $1; reps[key] = reps[key] " " $4; order[$2 " " $3] = 1 }
   END {

@@ -255,20 +255,26 @@ TEST(Profiler, StartAndStopRacingWithAnAllocatingThreadLoseNoPoke) {
 // (alloc::profiler::race_point) while the test runs start() or stop(), so that
 // each race below happens every time, in the order that lost a poke.
 namespace {
+// Whether done() comes true within 10 s. What the tests below wait for
+// happens at once where the profiler behaves: a failure, not a hang, otherwise.
+template <typename Done>
+bool soon(Done done) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done())
+        if (std::chrono::steady_clock::now() > give_up) return false;
+        else std::this_thread::yield();
+    return true;
+}
+
 struct Hold {
     std::thread::id thread;
     std::atomic<int> point{-1};  // where to hold `thread` next; -1: nowhere
     std::atomic<bool> holding{false};
 
     void at(alloc::profiler::RacePoint p) { point = static_cast<int>(p); }
-    // Whether the thread got there within 10 s (it does at once where the
-    // profiler calls race_point as it should: a failure, not a hang, otherwise).
+    // Whether the thread got there (where the profiler calls race_point as it should).
     bool held_soon() const {
-        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (!holding.load())
-            if (std::chrono::steady_clock::now() > give_up) return false;
-            else std::this_thread::yield();
-        return true;
+        return soon([this] { return holding.load(); });
     }
     void release() { holding = false; }
 } hold;
@@ -319,8 +325,9 @@ struct RaceWorker {
     // Lets the thread allocate the 999 bytes; returns whether the profiler recorded them.
     bool records_the_next_allocation() {
         phase = 3;
-        while (phase.load() != 4) std::this_thread::yield();
+        const bool allocated = soon([this] { return phase.load() == 4; });
         alloc::profiler::stop();
+        if (!allocated) return false;  // the destructor releases and joins the thread
         const auto profile = alloc::profiler::fetch();
         thread.join();
         alloc::profiler::clear();

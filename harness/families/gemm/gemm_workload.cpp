@@ -126,8 +126,9 @@ constexpr size_t straight_max_m_panels = 2;
 // full panels of A in place instead (a partial last one is still packed, zero
 // below M), so A streams from memory while the FMAs run rather than before them.
 // Zen 5, m4096n16k1024, mean ms per run: avx512 1.36-1.61 packed, 1.04-1.07 in
-// place; avx2 1.71-1.73 packed, 1.28-1.30 in place (its minimum, 1.23 ms, is
-// 0.95 of the FMA peak).
+// place (and 0.92-0.93 since, 8 of the panel's 16 rows at a time: the kernel's
+// in_place_passes); avx2 1.71-1.73 packed, 1.28-1.30 in place (its minimum,
+// 1.23 ms, is 0.95 of the FMA peak).
 static bool a_read_in_place(const GemmShape& s, const jit::GemmTile& t) { return s.n <= size_t(t.nr) && t.nr == 16; }
 
 // Whether M panel p is read in place: a full panel where A is (see a_read_in_place).
