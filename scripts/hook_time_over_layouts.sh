@@ -50,7 +50,8 @@ for ((process = 1; process <= processes; ++process)); do
       sed -n "s|^alloc/\([a-z_]*\)/\([a-z_0-9]*\)/manual_time .* ratio_to_[a-z_]*=\([0-9.]*\).*|$s \1 \2 \3|p" >> "$ratios"
   done
 done
-# Per layout, the median of the repetitions (of every process); over layouts, mean, min and max.
+# Per layout, the median of the repetitions (of every process; the mean of the middle two where
+# their count is even); over layouts, mean, min and max.
 sort -k2,2 -k3,3 -k1,1n -k4,4g "$ratios" | awk -v n_shifts="${#shifts[@]}" '
   { key = $2 " " $3 " " $1; reps[key] = reps[key] " " $4; order[$2 " " $3] = 1 }
   END {
@@ -67,7 +68,7 @@ sort -k2,2 -k3,3 -k1,1n -k4,4g "$ratios" | awk -v n_shifts="${#shifts[@]}" '
       for (i = 1; i <= n_shifts; ++i) {
         m = split(reps[wv " " shift_list[i]], values, " ")
         if (m == 0) { line = line " - |"; continue }
-        median = values[int((m + 1) / 2)]
+        median = m % 2 ? values[(m + 1) / 2] : (values[m / 2] + values[m / 2 + 1]) / 2
         line = line sprintf(" %.3f |", median); sum += median; ++count
         if (median < lo) lo = median; if (median > hi) hi = median
       }

@@ -327,7 +327,10 @@ struct RaceWorker {
         phase = 3;
         const bool allocated = soon([this] { return phase.load() == 4; });
         alloc::profiler::stop();
-        if (!allocated) return false;  // the destructor releases and joins the thread
+        if (!allocated) {  // a thread stuck in the profiler still hangs the destructor's join: ctest's timeout ends it
+            ADD_FAILURE() << "the thread did not make its last allocation within 10 s";
+            return false;
+        }
         const auto profile = alloc::profiler::fetch();
         thread.join();
         alloc::profiler::clear();

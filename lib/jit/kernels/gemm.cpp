@@ -75,8 +75,9 @@ private:
         // Packed A: a line per step at 16 rows; at 12 (48 bytes) or 6, one per two
         // steps is enough. A in place is a stream per row, each row a line per 16
         // steps: step s of the unrolled 4 prefetches rows 4s..4s+3, so every row
-        // is asked for once per 4 steps (Zen 5, avx512 m4096n16k1024: 1.17-1.19 ms
-        // with the hardware prefetchers alone, 1.04-1.07 with these).
+        // is asked for once per 4 steps (Zen 5, avx512 m4096n16k1024 in one pass
+        // of 16 rows, mean ms per run: 1.17-1.19 with the hardware prefetchers
+        // alone, 1.04-1.07 with these; once per 16 steps, min 1.21-1.25 against 0.98-1.01).
         if (a_in_place_) {
             for (int i = step * 4; i < std::min(step * 4 + 4, rows_); ++i)
                 this->prefetcht0(this->ptr[a_row(i) + a_in_place_prefetch_bytes]);
@@ -133,9 +134,10 @@ private:
 
     // A in place, a full panel of 16 columns, in passes of up to
     // max_pass_rows rows: every row of A is a stream from memory, and 8 streams
-    // at once read faster than 16. Zen 5 guest, avx512 m4096n16k1024, 1 thread:
-    // 0.93-1.01 ms as one pass of 16 rows, 0.78-0.83 as two of 8 (each pass
-    // reads the B panel, 64 KiB, from L2). avx2's panel is 6 rows: one pass.
+    // at once read faster than 16. Zen 5 guest, avx512 m4096n16k1024, 1 thread,
+    // min ms per run: 0.93-1.01 as one pass of 16 rows, 0.78-0.83 as two of 8
+    // (each pass reads the B panel, 64 KiB, from L2). avx2's panel is 6 rows:
+    // one pass.
     void in_place_passes(const Xbyak::Label& done) {
         a_in_place_ = true;
         panel_rows_ = row_counts(16).back();

@@ -5,10 +5,12 @@
 // times to repay a packing pass); the packing and cache blocking are the
 // driver's, harness/families/gemm/.
 // Register-blocked: MR x NR/width accumulators, K unrolled, prefetch ahead.
-// A 16-column tile can also read A in place (GemmArgs::lda), for a B of one panel.
+// A 16-column tile can also read A in place (GemmArgs::lda), for a B of one
+// panel; avx512 then computes its 16 rows in two passes of 8 over k.
 // avx2: 6 x 16; avx512: 12 x 32, or 16 x 16 where N or M is 16 or less (one
 // zmm per row: a 32-column tile would compute as many columns as there are,
-// and 16 rows read a B that is used once, by all of them, in one pass).
+// and with A packed, 16 rows read a B that is used once, by all of them, in
+// one pass).
 #include "jit/generator.hpp"
 
 #include <cstddef>
