@@ -44,8 +44,7 @@ public:
           reg_lda_(this->pool().take_register("lda")),
           reg_lda3_(this->pool().take_register("lda * 3")) {
         // A in place: a base pointer per 4 rows of a pass, the first being reg_a_.
-        const int pass_rows = std::min(row_counts(16).back(), max_pass_rows);
-        for (int r = 4; r < pass_rows; r += 4) reg_a_rows_.push_back(this->pool().take_register("a row " + std::to_string(r)));
+        for (int r = 4; r < in_place_pass_rows(); r += 4) reg_a_rows_.push_back(this->pool().take_register("a row " + std::to_string(r)));
     }
 
 private:
@@ -58,6 +57,8 @@ private:
         if (!Base::is_avx512) return {2, 4, 6};
         return nr == 16 ? std::vector{4, 8, 12, 16} : std::vector{4, 8, 12};
     }
+    // The most rows a pass over A in place computes: the 16-column panel's, up to max_pass_rows.
+    int in_place_pass_rows() const { return std::min(row_counts(16).back(), max_pass_rows); }
     // Registers: accumulators first, then B vectors, then the A broadcast, laid
     // out for the most rows a body of the group being written has (avx512:
     // 16 x 1 + 1 + 2, 12 x 2 + 2 + 2, or A in place 8 x 1 + 1 + 2).
@@ -141,11 +142,11 @@ private:
     void in_place_passes(const Xbyak::Label& done) {
         a_in_place_ = true;
         panel_rows_ = row_counts(16).back();
-        acc_rows_ = std::min(panel_rows_, max_pass_rows);
-        for (int first = 0; first < panel_rows_; first += max_pass_rows) {
+        acc_rows_ = in_place_pass_rows();
+        for (int first = 0; first < panel_rows_; first += acc_rows_) {
             if (first > 0) restart_at_row(first);
             else set_a_row_bases();
-            body(std::min(max_pass_rows, panel_rows_ - first), 16, first);
+            body(std::min(acc_rows_, panel_rows_ - first), 16, first);
         }
         this->jmp(done, Xbyak::CodeGenerator::T_NEAR);
         a_in_place_ = false;
@@ -162,15 +163,17 @@ private:
         const auto& p = this->abi_param;
         this->mov(reg_k_, this->ptr[p + offsetof(GemmArgs, k)]);
         this->mov(reg_b_, this->ptr[p + offsetof(GemmArgs, b)]);
-        this->mov(reg_a_, this->ptr[p + offsetof(GemmArgs, a)]);
-        for (int r = 0; r < first; r += 4) this->lea(reg_a_, this->ptr[reg_a_ + reg_lda_ * 4]);
+        load_at_row(reg_a_, offsetof(GemmArgs, a), reg_lda_, first);
         set_a_row_bases();
     }
 
     // reg_c_ at row `first` of the tile of C.
-    void point_c_at_row(int first) {
-        this->mov(reg_c_, this->ptr[this->abi_param + offsetof(GemmArgs, c)]);
-        for (int r = 0; r < first; r += 4) this->lea(reg_c_, this->ptr[reg_c_ + reg_ldc_ * 4]);
+    void point_c_at_row(int first) { load_at_row(reg_c_, offsetof(GemmArgs, c), reg_ldc_, first); }
+
+    // reg = the argument at `arg` plus `first` (a multiple of 4) rows of `stride` bytes.
+    void load_at_row(const Xbyak::Reg64& reg, size_t arg, const Xbyak::Reg64& stride, int first) {
+        this->mov(reg, this->ptr[this->abi_param + arg]);
+        for (int r = 0; r < first; r += 4) this->lea(reg, this->ptr[reg + stride * 4]);
     }
 
     // One body per row count for nr columns, the smallest that covers args.mr
