@@ -13,6 +13,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 using namespace benchfp::jit;
@@ -120,21 +121,27 @@ TEST_P(CanariesFma, GemmBodiesStoreExactlyTheirRows) {
 // A read in place (GemmArgs::lda): a full panel of the 16-column tile, rows lda
 // bytes apart (padded), k not a multiple of the unroll. A[i][p] = (i + 1)(p + 1)
 // and B[p][j] = j + 1 make every element exact and tell rows and k steps apart.
+// Every tile that reads A in place: the 16-column one (avx512: 16 rows in two
+// passes of 8) and, at avx512, the 12 x 32 one (one pass); k = 9 covers the
+// unrolled loop and the single-step tail.
 TEST_P(CanariesFma, GemmReadsAInPlace) {
-    const GemmTile tile = gemm_tile(isa(), SIZE_MAX, 16);
-    ASSERT_EQ(tile.nr, 16);
-    constexpr size_t k = 9, lda = k + 3;
-    std::vector<float> a(tile.mr * lda, -1.0f), b(k * tile.nr), c(size_t(tile.mr) * tile.nr, -7.0f);
-    for (size_t i = 0; i < size_t(tile.mr); ++i)
-        for (size_t p = 0; p < k; ++p) a[i * lda + p] = float((i + 1) * (p + 1));
-    for (size_t p = 0; p < k; ++p)
-        for (int j = 0; j < tile.nr; ++j) b[p * tile.nr + j] = float(j + 1);
-    const GemmArgs args{a.data(), b.data(), c.data(), size_t(tile.nr) * 4, k, 0.0f, size_t(tile.nr) * 4,
-                        size_t(tile.nr), size_t(tile.mr), lda * 4};
-    expect_restored(*make_gemm_kernel(isa(), policy()), &args);
-    for (size_t i = 0; i < size_t(tile.mr); ++i)
-        for (size_t j = 0; j < size_t(tile.nr); ++j)
-            ASSERT_EQ(c[i * tile.nr + j], float((i + 1) * (j + 1) * k * (k + 1) / 2)) << "row " << i << " column " << j;
+    std::vector<GemmTile> tiles{gemm_tile(isa(), SIZE_MAX, 16)};
+    if (gemm_tile(isa()).nr != tiles[0].nr) tiles.push_back(gemm_tile(isa()));
+    for (const GemmTile& tile : tiles) {
+        SCOPED_TRACE(std::to_string(tile.mr) + " x " + std::to_string(tile.nr));
+        constexpr size_t k = 9, lda = k + 3;
+        std::vector<float> a(tile.mr * lda, -1.0f), b(k * tile.nr), c(size_t(tile.mr) * tile.nr, -7.0f);
+        for (size_t i = 0; i < size_t(tile.mr); ++i)
+            for (size_t p = 0; p < k; ++p) a[i * lda + p] = float((i + 1) * (p + 1));
+        for (size_t p = 0; p < k; ++p)
+            for (int j = 0; j < tile.nr; ++j) b[p * tile.nr + j] = float(j + 1);
+        const GemmArgs args{a.data(), b.data(), c.data(), size_t(tile.nr) * 4, k, 0.0f, size_t(tile.nr) * 4,
+                            size_t(tile.nr), size_t(tile.mr), lda * 4};
+        expect_restored(*make_gemm_kernel(isa(), policy()), &args);
+        for (size_t i = 0; i < size_t(tile.mr); ++i)
+            for (size_t j = 0; j < size_t(tile.nr); ++j)
+                ASSERT_EQ(c[i * tile.nr + j], float((i + 1) * (j + 1) * k * (k + 1) / 2)) << "row " << i << " column " << j;
+    }
 }
 
 TEST_P(CanariesFma, ConvWithSpills) {

@@ -44,7 +44,9 @@ public:
           reg_lda_(this->pool().take_register("lda")),
           reg_lda3_(this->pool().take_register("lda * 3")) {
         // A in place: a base pointer per 4 rows of a pass, the first being reg_a_.
-        for (int r = 4; r < in_place_pass_rows(); r += 4) reg_a_rows_.push_back(this->pool().take_register("a row " + std::to_string(r)));
+        int most_rows = in_place_pass_rows(16);
+        if (Base::is_avx512) most_rows = std::max(most_rows, in_place_pass_rows(tile_.nr));
+        for (int r = 4; r < most_rows; r += 4) reg_a_rows_.push_back(this->pool().take_register("a row " + std::to_string(r)));
     }
 
 private:
@@ -57,8 +59,11 @@ private:
         if (!Base::is_avx512) return {2, 4, 6};
         return nr == 16 ? std::vector{4, 8, 12, 16} : std::vector{4, 8, 12};
     }
-    // The most rows a pass over A in place computes: the 16-column panel's, up to max_pass_rows.
-    int in_place_pass_rows() const { return std::min(row_counts(16).back(), max_pass_rows); }
+    // The most rows a pass over A in place computes for nr columns: the
+    // 16-column panel's up to max_pass_rows, the 32-column one's (12) whole.
+    int in_place_pass_rows(int nr) const {
+        return nr == 16 ? std::min(row_counts(16).back(), max_pass_rows) : row_counts(nr).back();
+    }
     // Registers: accumulators first, then B vectors, then the A broadcast, laid
     // out for the most rows a body of the group being written has (avx512:
     // 16 x 1 + 1 + 2, 12 x 2 + 2 + 2, or A in place 8 x 1 + 1 + 2).
@@ -115,38 +120,45 @@ private:
         // avx512: the one-vector-per-row bodies where the tile is 16 columns wide.
         const int narrow = Base::is_avx512 ? tile_.nr / 2 : 0;
         Xbyak::Label done, packed;
-        // A in place (lda != 0): 16 columns, the full panel height only.
+        // A in place (lda != 0): the full panel height only, 16 columns (and at avx512 32).
         this->mov(reg_lda_, this->ptr[p + offsetof(GemmArgs, lda)]);
         this->test(reg_lda_, reg_lda_);
         this->jz(packed, Xbyak::CodeGenerator::T_NEAR);
         this->lea(reg_lda3_, this->ptr[reg_lda_ + reg_lda_ * 2]);
-        in_place_passes(done);
+        for_each_width(narrow, [&](int nr) { in_place_passes(nr, done); });
         this->L(packed);
-        if (narrow) {
-            Xbyak::Label wide;
-            this->cmp(this->qword[p + offsetof(GemmArgs, nr)], narrow);
-            this->jne(wide, Xbyak::CodeGenerator::T_NEAR);
-            bodies(narrow, done);
-            this->L(wide);
-        }
-        bodies(tile_.nr, done);
+        for_each_width(narrow, [&](int nr) { bodies(nr, done); });
         this->L(done);
     }
 
-    // A in place, a full panel of 16 columns, in passes of up to
-    // max_pass_rows rows: every row of A is a stream from memory, and 8 streams
-    // at once read faster than 16. Zen 5 guest, avx512 m4096n16k1024, 1 thread,
-    // min ms per run: 0.93-1.01 as one pass of 16 rows, 0.78-0.83 as two of 8
-    // (each pass reads the B panel, 64 KiB, from L2). avx2's panel is 6 rows:
-    // one pass.
-    void in_place_passes(const Xbyak::Label& done) {
+    // Writes emit(nr) for each tile width: at avx512 the 16-column one (`narrow`)
+    // for args.nr == narrow, then the widest (tile_.nr) for any other.
+    template <typename Emit>
+    void for_each_width(int narrow, Emit emit) {
+        if (narrow) {
+            Xbyak::Label wide;
+            this->cmp(this->qword[this->abi_param + offsetof(GemmArgs, nr)], narrow);
+            this->jne(wide, Xbyak::CodeGenerator::T_NEAR);
+            emit(narrow);
+            this->L(wide);
+        }
+        emit(tile_.nr);
+    }
+
+    // A in place, a full panel of nr columns, in passes of up to
+    // in_place_pass_rows rows: every row of A is a stream from memory, and 8
+    // streams at once read faster than 16. Zen 5 guest, avx512 m4096n16k1024,
+    // 1 thread, min ms per run: 0.93-1.01 as one pass of 16 rows, 0.78-0.83 as
+    // two of 8 (each pass reads the B panel, 64 KiB, from L2). avx2's panel is
+    // 6 rows, avx512's 32-column one 12 (24 accumulators): one pass.
+    void in_place_passes(int nr, const Xbyak::Label& done) {
         a_in_place_ = true;
-        panel_rows_ = row_counts(16).back();
-        acc_rows_ = in_place_pass_rows();
+        panel_rows_ = row_counts(nr).back();
+        acc_rows_ = in_place_pass_rows(nr);
         for (int first = 0; first < panel_rows_; first += acc_rows_) {
             if (first > 0) restart_at_row(first);
             else set_a_row_bases();
-            body(std::min(acc_rows_, panel_rows_ - first), 16, first);
+            body(std::min(acc_rows_, panel_rows_ - first), nr, first);
         }
         this->jmp(done, Xbyak::CodeGenerator::T_NEAR);
         a_in_place_ = false;
@@ -154,7 +166,7 @@ private:
 
     // A in place: a base per 4 rows after reg_a_'s, lda * 4 bytes apart.
     void set_a_row_bases() {
-        for (size_t r = 0; r < reg_a_rows_.size(); ++r)
+        for (size_t r = 0; r < a_row_bases(); ++r)
             this->lea(reg_a_rows_[r], this->ptr[(r == 0 ? reg_a_ : reg_a_rows_[r - 1]) + reg_lda_ * 4]);
     }
 
@@ -248,8 +260,10 @@ private:
             return;
         }
         this->add(reg_a_, steps * 4);
-        for (const auto& base : reg_a_rows_) this->add(base, steps * 4);
+        for (size_t r = 0; r < a_row_bases(); ++r) this->add(reg_a_rows_[r], steps * 4);
     }
+    // The row bases after reg_a_ that the pass being written uses.
+    size_t a_row_bases() const { return static_cast<size_t>((acc_rows_ - 1) / 4); }
 
     // c = acc when beta == 0 (c is never read: it may hold NaN), else c = acc + beta * c.
     void store_tile() {
