@@ -78,6 +78,11 @@ CommandLine parse_command_line(int argc, char** argv) {
     } else {
         return bad_usage("give a subcommand (kernel, alloc profile, judge, audit); see benchfp --help");
     }
+    if (out.command == Command::kernel_list)  // --list runs nothing: an option of the run would be ignored
+        for (const CLI::Option* option : kernel->get_options())
+            if (option->count() > 0 && option->get_name() != "--list" && option->get_name() != "--json")
+                return bad_usage("--list runs nothing and takes no " + option->get_name() +
+                                 " (only --json=FILE or --json=-)");
     return out;
 }
 

@@ -101,8 +101,9 @@ JitProfileChoice parse_jit_profile(const std::string& text) {
     for (std::string item; std::getline(in, item, ',');) {
         if (item == "map") choice.map = true;
         else if (item == "jitdump") choice.jitdump = true;
-        else if (!item.empty()) throw UsageError("unknown --jit-profile '" + item + "' (known: map, jitdump)");
+        else throw UsageError("unknown --jit-profile '" + item + "' (known: map, jitdump)");
     }
+    if (!text.empty() && text.back() == ',') throw UsageError("--jit-profile '" + text + "' ends with a comma");
     return choice;
 }
 

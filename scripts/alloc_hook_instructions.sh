@@ -9,13 +9,18 @@ cd "$(dirname "$0")/.."
 n=1000000
 json=""
 build=build
+bad() { echo "scripts/alloc_hook_instructions.sh: $1" >&2; exit 2; }
 while (($#)); do
   case "$1" in
-    --json) json=$2; shift 2 ;;
-    --build) build=$2; shift 2 ;;
+    --json|--build) (($# >= 2)) || bad "$1 needs a value"
+      if [[ $1 == --json ]]; then json=$2; else build=$2; fi
+      shift 2 ;;
     *) n=$1; shift ;;
   esac
 done
+[[ $n =~ ^[1-9][0-9]{0,9}$ ]] || bad "N '$n' is not a positive whole number (allocations to count)"
+[[ -x "$build/bench/benchfp_alloc_instructions" ]] || bad "no $build/bench/benchfp_alloc_instructions (build it first)"
+command -v valgrind > /dev/null || bad "valgrind is not installed (Debian package valgrind)"
 count() {  # count VARIANT COUNT -> total instructions of the run
   valgrind --tool=callgrind --callgrind-out-file=/dev/null "$build/bench/benchfp_alloc_instructions" "$1" "$2" 2>&1 |
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
@@ -32,7 +37,7 @@ sampled=$(awk -v a="${per[sampled-512k]}" -v b="${per[compiled-out]}" 'BEGIN { p
 echo "hook compiled in but off: +$hook instructions per allocation"
 echo "byte sampling at 512 KiB: +$sampled instructions per allocation"
 if [[ -n "$json" ]]; then
-  cat > "$json" <<JSON
+  text=$(cat <<JSON
 {
   "pool_alloc+free, hook compiled out (instructions)": ${per[compiled-out]},
   "pool_alloc+free, hook compiled in but off (instructions)": ${per[hook-off]},
@@ -41,4 +46,13 @@ if [[ -n "$json" ]]; then
   "pool_alloc: byte sampling at 512 KiB, minus compiled out (instructions per allocation)": $sampled
 }
 JSON
+)
+  if [[ -e $json && ! -f $json ]]; then  # a device or FIFO: written in place, as benchfp does
+    printf '%s\n' "$text" > "$json" || bad "cannot write '$json'"
+  else  # atomically: a temporary file beside it, renamed over it once whole
+    tmp=$(mktemp "$(dirname "$json")/.$(basename "$json").XXXXXX") || bad "cannot write beside '$json'"
+    trap 'rm -f "$tmp"' EXIT
+    printf '%s\n' "$text" > "$tmp" || bad "cannot write '$json'"
+    mv -f "$tmp" "$json" || bad "cannot write '$json'"
+  fi
 fi

@@ -18,11 +18,14 @@ commands=(
   "--kernel=eltwise --alg=relu,exp,gelu_tanh,tanh --isa=sse41,avx2,avx512 --max-ms-per-prb=2000 16777216 65536"
   "--kernel=reduce --alg=sum,max,softmax --isa=sse41,avx2,avx512 --max-ms-per-prb=2000 4096x4096 256x256"
 )
+err=$(mktemp)
+trap 'rm -f "$err"' EXIT
 echo "| kernel / alg | ISA | problem | frame / clobber | preserve / clobber | A/A (noise floor) |"
 echo "|---|---|---|---|---|---|"
 for c in "${commands[@]}"; do
   # shellcheck disable=SC2086  # the command line is split into its options on purpose
-  "$build/benchfp" kernel --mode=perf --perf-template=csv --frame=clobber,preserve,frame $c 2> /dev/null |
+  { "$build/benchfp" kernel --mode=perf --perf-template=csv --frame=clobber,preserve,frame $c 2> "$err" ||
+      { echo "scripts/frame_cost_table.sh: benchfp kernel $c failed:" >&2; cat "$err" >&2; exit 2; }; } |
     awk -F, '
       function cell(m, lo, hi,   hw) {
         if (m == "n/a" || lo == "n/a") return "-"

@@ -24,7 +24,10 @@ echo "| kernel / alg | ISA | problem | min ms | GB/s | vs oneDNN at this ISA | v
 echo "|---|---|---|---|---|---|---|"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-usable=$("$build/benchfp" kernel --list --json=- | python3 -c 'import json, sys; print(*json.load(sys.stdin)["host"]["usable"])')
+listing=$("$build/benchfp" kernel --list --json=-) ||
+  { echo "scripts/onednn_same_isa_table.sh: $build/benchfp kernel --list failed" >&2; exit 2; }
+usable=$(python3 -c 'import json, sys; print(*json.load(sys.stdin)["host"]["usable"])' <<< "$listing" 2> /dev/null) ||
+  { echo "scripts/onednn_same_isa_table.sh: $build/benchfp kernel --list --json=- gave no ISA list" >&2; exit 2; }
 for isa in $usable; do
   for p in "${problems[@]}"; do
     [[ $isa == sse41 && $p == *--kernel=conv* ]] && continue

@@ -24,6 +24,10 @@ if ((${#families[@]} == 0)); then
   listing=$("$bin" kernel --list --json=-) || { echo "perf_crosscheck: benchfp kernel --list failed" >&2; exit 2; }
   mapfile -t families < <(python3 -c 'import json,sys; [print(f["name"]) for f in json.load(sys.stdin)["families"]]' <<< "$listing")
 fi
+for family in "${families[@]}"; do
+  [[ $family =~ ^[a-z0-9_]+$ && -f cases/$family/unwind ]] ||
+    { echo "perf_crosscheck: unknown kernel family '$family' (no cases/$family/unwind)" >&2; exit 2; }
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -125,3 +125,41 @@ TEST(CliBadInput, SmallerInputMistakes) {
     EXPECT_EQ(unexpected.status, 2);
     EXPECT_LT(unexpected.output.size(), 1000u) << unexpected.output.substr(0, 1000);
 }
+
+// A hostile-input probe's findings (session of 2026-12-02): each was exit 0, a
+// silent skip, or a file replaced by another output of the same run.
+TEST(CliBadInput, ListsWithAnEmptyItemAndUnknownIsaNamesAreRefused) {
+    expect_usage_error("kernel --kernel=eltwise, --mode=list 64", "unknown kernel ''");
+    expect_usage_error("kernel --kernel=eltwise --isa=avx2, --mode=list 64", "''");
+    expect_usage_error("kernel --kernel=eltwise --mode=list --allow-untested=foo 64", "--allow-untested: foo");
+    expect_usage_error("kernel --kernel=eltwise --mode=list --jit-profile=map, 64", "--jit-profile");
+    expect_usage_error("judge --current=x.json --untested-isas=foo", "--untested-isas: foo");
+}
+
+TEST(CliBadInput, ListTakesNoCaseOptions) {
+    expect_usage_error("kernel --list --kernel=foo", "--list runs nothing and takes no --kernel");
+    expect_run(run_benchfp("kernel --list --json=-"), 0, {"\"families\""});
+}
+
+TEST(CliBadInput, TwoOutputsOfOneRunMayNotNameOneFile) {
+    const std::string same = temp_path("same");
+    expect_usage_error("kernel --kernel=eltwise --alg=relu --isa=sse41 --mode=corr --json=" + same + " --csv=" + same + " 64",
+                       "--json and --csv name the same file");
+    expect_usage_error("alloc profile --workload=structs --out=" + same + " --json=" + same,
+                       "--out and --json name the same file");
+    EXPECT_FALSE(std::filesystem::exists(same));
+    expect_usage_error("kernel --kernel=eltwise --alg=relu --isa=sse41 --mode=corr --json=- 64", "--json=- (stdout) is for --list only");
+}
+
+TEST(CliBadInput, AuditNumbersAreCheckedBeforeAnythingStarts) {
+    expect_usage_error("audit --freq=0 -- /bin/true", "--freq");
+    expect_usage_error("audit --duration-ms=-1 -- /bin/true", "--duration-ms");
+    expect_usage_error("audit --delay-ms=99999999999999999999 -- /bin/true", "--delay-ms");
+    expect_usage_error("audit --pid=0", "--pid");
+}
+
+TEST(CliBadInput, JudgeRefusesABaselineFolderOrSuiteThatIsNotThere) {
+    expect_usage_error("judge --current=x.json --baselines=/nonexistent", "--baselines is not a directory");
+    expect_usage_error("judge --current=x.json --suite=nosuch", "--suite=nosuch: no machine folder");
+    expect_usage_error("judge --current=x.json --suite=../x", "not a plain name");
+}

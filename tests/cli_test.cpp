@@ -218,7 +218,6 @@ TEST(CliPerf, PairedFrameCostAndAAControl) {
                                                              ",aa:[0-9.]+" + interval)))
             << policy << " in\n" << run.output;
     const auto doc = nlohmann::json::parse(std::ifstream(path));
-    std::filesystem::remove(path);
     ASSERT_EQ(doc["cases"].size(), 3u);
     const auto& frame = doc["cases"][2]["perf"];
     EXPECT_EQ(frame["paired"]["reference"], "clobber");
@@ -227,6 +226,16 @@ TEST(CliPerf, PairedFrameCostAndAAControl) {
     EXPECT_GE(frame["paired"]["hi"].get<double>(), frame["paired"]["ratio"].get<double>());
     EXPECT_TRUE(frame["aa"].contains("half_width"));
     EXPECT_FALSE(doc["cases"][0]["perf"].contains("paired"));  // the reference
+    // judge refuses a policy it does not know, which would judge no frame cost at all.
+    for (const auto& [field, spoil] : {std::pair{"/cases/2/spec/frame", "zzz"}, {"/cases/2/perf/paired/reference", "nosuch"}}) {
+        nlohmann::json spoiled = doc;
+        spoiled[nlohmann::json::json_pointer(field)] = spoil;
+        std::ofstream(path) << spoiled.dump();
+        const CommandRun judged = run_benchfp("judge --current=" + path.string() + " --report=" + path.string() + ".report");
+        EXPECT_EQ(judged.status, 2) << judged.output;
+        EXPECT_NE(judged.output.find(std::string("unknown value \"") + spoil + "\""), std::string::npos) << judged.output;
+    }
+    std::filesystem::remove(path);
 }
 
 

@@ -5,17 +5,24 @@
 #include "audit/onednn_compare.hpp"
 #include "perf/error.hpp"
 #include "perf/process.hpp"
+#include "perf/sampler.hpp"
 
 #include <iostream>
+#include <limits>
 
 namespace benchfp::harness {
 
 void AuditOptions::add_to(CLI::App& app) {
-    app.add_option("--pid", pid, "attach to this running process (every thread, mid-run)");
+    app.add_option("--pid", pid, "attach to this running process (every thread, mid-run)")
+        ->check(CLI::Range(1, std::numeric_limits<pid_t>::max()));
     app.add_option("--target", target, "audit a built-in target: onednn (a oneDNN program, next to benchfp's kernels)")
         ->check(CLI::IsMember({"onednn"}));
-    app.add_option("--delay-ms", delay_ms, "with -- CMD: attach this long after starting it")->capture_default_str();
-    app.add_option("--duration-ms", duration_ms, "how long to sample")->capture_default_str();
+    app.add_option("--delay-ms", delay_ms, "with -- CMD: attach this long after starting it")
+        ->capture_default_str()
+        ->check(CLI::Range(uint64_t{0}, uint64_t{3600000}));
+    app.add_option("--duration-ms", duration_ms, "how long to sample")
+        ->capture_default_str()
+        ->check(CLI::Range(uint64_t{1}, uint64_t{3600000}));
     app.add_flag("--system-wide", system_wide, "sample every CPU (perf record -a) and keep the process's samples");
     app.add_option("--expect", expect,
                    "callers expected above the JIT frame, innermost first (bar,foo,main); without it the "
@@ -23,7 +30,10 @@ void AuditOptions::add_to(CLI::App& app) {
         ->delimiter(',');
     app.add_option("--report", report_dir, "write report.md, report.json and report.html into this directory");
     app.add_option("--event", event, "libpfm4 event (default cycles, falling back to perf::task-clock)");
-    app.add_option("--freq", frequency, "samples per second per thread or CPU")->capture_default_str();
+    app.add_option("--freq", frequency,
+                   "samples per second per thread or CPU (at most /proc/sys/kernel/perf_event_max_sample_rate)")
+        ->capture_default_str()
+        ->check(CLI::Range(uint64_t{1}, uint64_t{1000000}));
     app.add_option("command", command, "-- CMD ARGS: start this program and audit it");
 }
 
@@ -51,6 +61,7 @@ int run_audit(const AuditOptions& o) {
     const int sources = (o.pid != 0) + !o.command.empty() + !o.target.empty();
     if (sources != 1) return report_error("name one process: --pid=P, --target=onednn, or -- CMD ARGS");
     if (o.duration_ms == 0) return report_error("--duration-ms must be positive");
+    if (const std::string problem = perf::frequency_problem(o.frequency); !problem.empty()) return report_error(problem);
     try {
         const AuditRequest request{o.pid, false, o.duration_ms, o.system_wide, o.expect, o.event, o.frequency};
         if (!o.target.empty()) return run_onednn_comparison(request, o.delay_ms, o.report_dir);

@@ -34,15 +34,25 @@ void JudgeOptions::add_to(CLI::App& app) {
     app.add_option("--baselines", baselines_dir,
                    "directory of stored baselines, one folder per machine: <dir>/<machine>/<suite>.json "
                    "(default results/baselines)");
-    app.add_option("--suite", suite, "the suite's baseline file name in a machine's folder (default alloc)");
+    app.add_option("--suite", suite, "the suite's baseline file name in a machine's folder (default alloc)")
+        ->check(CLI::Validator(
+            [](const std::string& name) {
+                const bool plain = !name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                                                           "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
+                                                        std::string::npos;
+                return plain ? std::string() : "'" + name + "' is not a plain name (letters, digits, _ and -)";
+            },
+            "NAME"));
     app.add_option("--baseline", baseline, "one baseline file for every machine, instead of --baselines");
     app.add_option("--tolerances", tolerances, "tolerances and in-run ratio rules (default results/tolerances.json)");
     app.add_option("--instructions", instructions, "callgrind counts of this run: JSON object id -> count");
     app.add_option("--cases", cases,
                    "benchfp kernel --json records (corr, unwind, verify, step...) to summarize in the report; a "
                    "failed case fails it, and so does a run of them in which nothing ran; repeatable");
+    // The names of jit/isa.hpp's ISAs (judge does not link the JIT library).
     app.add_option("--untested-isas", untested_isas, "ISAs the run could not test on this machine, named in the report")
-        ->delimiter(',');
+        ->delimiter(',')
+        ->check(CLI::IsMember({"sse41", "avx2", "avx512"}));
     app.add_option("--report", report_dir, "directory of report.md, report.json, report.html (default results/report)");
     app.add_option("--commit", commit, "the commit judged, for the report");
     app.add_option("--baseline-label", baseline_label, "what the baseline is, for the report (e.g. main@abc123)");
@@ -129,6 +139,20 @@ public:
     Baselines(const JudgeOptions& o, const report::Tolerances& t) : o_(o) {
         if (!o.baseline.empty()) given_ = report::read_baseline(find_stored(o.baseline, "--baseline"));
         other_build_ = read_by_machine(o.baseline_runs, t);
+        if (o.baseline.empty() && o.baseline_runs.empty()) check_stored_suite(o);
+    }
+
+    // A stored baselines directory that is not there, or a suite no machine
+    // has, is a mistake (a typo), not "no baseline for this machine": that
+    // judges the absolute limits alone, and would pass.
+    static void check_stored_suite(const JudgeOptions& o) {
+        const fs::path dir = find_stored(o.baselines_dir, "--baselines");
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec)) throw report::InputError(dir.string() + ": --baselines is not a directory");
+        for (const fs::directory_entry& machine : fs::directory_iterator(dir, ec))
+            if (fs::is_regular_file(machine.path() / (o.suite + ".json"), ec)) return;
+        throw report::InputError("--suite=" + o.suite + ": no machine folder of " + dir.string() + " holds " + o.suite +
+                                 ".json (record one with --update-baseline)");
     }
 
     // Where the baseline of `machine` is, for the report: a file, or what stands in for one.

@@ -49,9 +49,12 @@ void KernelRunOptions::add_to(CLI::App& app) {
         ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
     app.add_option("--max-cases", max_cases, "refuse a run that expands to more cases (default 100000)")
         ->check(CLI::Range(size_t{1}, size_t{100000000}));
+    std::vector<std::string> isa_names;
+    for (jit::Isa isa : jit::all_isas) isa_names.push_back(jit::to_string(isa));
     app.add_option("--allow-untested", allow_untested,
                    "ISAs (list) asked for with --isa that may be skipped here without failing the run")
-        ->delimiter(',');
+        ->delimiter(',')
+        ->check(CLI::IsMember(isa_names));
     app.add_option("--perf-template", perf_template,
                    "perf: line template with %tokens% (see README), or default, csv; any but default makes stdout "
                    "the rows alone (status lines, the summary and notes go to stderr)");
@@ -97,11 +100,18 @@ KernelRun::~KernelRun() = default;
 void KernelRun::check_run_options() const {
     for (const auto& [option, path] : {std::pair{"--json", &options_.json_path}, {"--csv", &options_.csv_path}}) {
         if (path->empty()) continue;
+        if (*path == "-")
+            throw UsageError(std::string(option) + "=- (stdout) is for --list only: name a file");
         try {
             report::check_writable(*path);
         } catch (const std::exception& e) {
             throw UsageError(std::string(option) + ": " + e.what());
         }
+    }
+    try {
+        report::check_distinct_outputs({{"--json", options_.json_path}, {"--csv", options_.csv_path}});
+    } catch (const std::exception& e) {
+        throw UsageError(e.what());
     }
     if (!options_.period)
         if (const std::string problem = perf::frequency_problem(options_.frequency); !problem.empty())

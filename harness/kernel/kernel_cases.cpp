@@ -18,11 +18,13 @@ namespace {
 
 constexpr int max_batch_depth = 16;
 
+// The items of a comma-separated list, empty ones included (a trailing comma's
+// too: getline drops it), so that each caller refuses an empty name.
 std::vector<std::string> split_list(const std::string& list) {
     std::vector<std::string> items;
     std::stringstream in(list);
     for (std::string item; std::getline(in, item, ',');) items.push_back(item);
-    if (items.empty()) items.push_back("");
+    if (items.empty() || list.back() == ',') items.push_back("");
     return items;
 }
 

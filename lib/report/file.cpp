@@ -8,7 +8,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 namespace benchfp::report {
 
@@ -132,6 +136,21 @@ void check_writable(const std::string& path) {
     }
     const std::string directory = directory_of(path);
     if (::access(directory.c_str(), W_OK | X_OK) != 0) fail(path, "its directory " + directory, errno);
+}
+
+void check_distinct_outputs(std::initializer_list<NamedOutput> outputs) {
+    std::vector<std::pair<const NamedOutput*, std::filesystem::path>> seen;
+    for (const NamedOutput& output : outputs) {
+        if (output.path.empty()) continue;
+        std::error_code ec;
+        std::filesystem::path resolved = std::filesystem::weakly_canonical(output.path, ec);
+        if (ec) resolved = std::filesystem::absolute(output.path).lexically_normal();
+        for (const auto& [earlier, path] : seen)
+            if (path == resolved)
+                throw std::runtime_error(earlier->option + " and " + output.option + " name the same file '" +
+                                         output.path + "': one would replace the other");
+        seen.emplace_back(&output, resolved);
+    }
 }
 
 }  // namespace benchfp::report

@@ -2,6 +2,7 @@
 // Writing a file so that no reader ever sees half of it and a failed write is
 // an error, never a silent truncation: every file benchfp writes (results,
 // baselines, reports, profiles) goes through here.
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -27,5 +28,14 @@ int write_fully(int fd, std::string_view data);
 // (its directory exists and is writable, it is not a directory): to check an
 // output path before a long run rather than after it.
 void check_writable(const std::string& path);
+
+// Throws std::runtime_error naming both options unless the non-empty paths of
+// `outputs` (option name, path) name different files (compared as absolute,
+// normalized paths, symbolic links resolved where they exist): two outputs of
+// one run written to one file would keep only the last.
+struct NamedOutput {
+    std::string option, path;
+};
+void check_distinct_outputs(std::initializer_list<NamedOutput> outputs);
 
 }  // namespace benchfp::report

@@ -134,6 +134,18 @@ std::optional<Interval> interval_of(const In& paired) {
 // its minimum time per call; a case's frame policies are its group's variants,
 // paired with the first policy ("paired": median ratio and interval), and the
 // group's A/A control ("aa").
+// A field whose value must be one of `known` (the frame policies, the ISAs:
+// the JIT library's names; a value judge does not know would judge nothing).
+std::string one_of(const In& object, const char* key, std::initializer_list<const char*> known) {
+    const std::string value = object.string(key);
+    std::string list;
+    for (const char* k : known) {
+        if (value == k) return value;
+        list += (list.empty() ? "" : ", ") + std::string(k);
+    }
+    object.at(key).fail("unknown value \"" + value + "\" (known: " + list + ")");
+}
+
 RunResults benchfp_results(const In& doc) {
     if (const std::string problem = results_schema_problem(doc.json()); !problem.empty()) doc.fail(problem);
     RunResults r;
@@ -145,16 +157,17 @@ RunResults benchfp_results(const In& doc) {
         if (c.expect_object().string_or("state", "") != "PASSED" || !c.has("perf")) continue;
         const In spec = c.at("spec");
         std::string name = "kernel";
+        one_of(spec, "isa", {"sse41", "avx2", "avx512"});
         for (const char* key : {"kernel", "alg", "isa", "problem"}) name.append("/").append(spec.string(key));
         const long threads = spec.has("threads") ? static_cast<long>(spec.number("threads", {1, 1 << 20})) : 1;
         if (threads > 1) name.append("@").append(std::to_string(threads)).append("t");
-        name.append("/").append(spec.string("frame"));
+        name.append("/").append(one_of(spec, "frame", {"clobber", "preserve", "frame"}));
         const In perf = c.at("perf");
         const double ms = perf.number("min_ms", {ranges::time_ns.lo * 1e-6, ranges::time_ns.hi * 1e-6});
         Measurement& m = r.benchmarks[name];
         add_time(m, ms * 1e6, 1);
         if (const auto paired = perf.find("paired")) {
-            const std::string reference = paired->string("reference");
+            const std::string reference = one_of(*paired, "reference", {"clobber", "preserve", "frame"});
             m.paired_ratios[reference].push_back(paired->number("ratio", ranges::ratio));
             if (const auto interval = interval_of(*paired)) m.paired_intervals[reference].push_back(*interval);
         }
