@@ -47,12 +47,18 @@ if [[ -n "$json" ]]; then
 }
 JSON
 )
-  if [[ -e $json && ! -f $json ]]; then  # a device or FIFO: written in place, as benchfp does
-    printf '%s\n' "$text" > "$json" || bad "cannot write '$json'"
-  else  # atomically: a temporary file beside it, renamed over it once whole
-    tmp=$(mktemp "$(dirname "$json")/.$(basename "$json").XXXXXX") || bad "cannot write beside '$json'"
+  # As benchfp writes (lib/report/file.hpp): through a symbolic link; a device
+  # or FIFO in place; a file atomically, a temporary beside it renamed over it,
+  # keeping the replaced file's mode.
+  target=$json
+  [[ -L $target ]] && target=$(readlink -f -- "$target")
+  if [[ -e $target && ! -f $target ]]; then
+    printf '%s\n' "$text" > "$target" || bad "cannot write '$json'"
+  else
+    tmp=$(mktemp "$(dirname -- "$target")/.$(basename -- "$target").XXXXXX") || bad "cannot write beside '$json'"
     trap 'rm -f "$tmp"' EXIT
+    if [[ -f $target ]]; then chmod --reference="$target" "$tmp"; else chmod "$(printf '%o' $((0666 & ~$(umask))))" "$tmp"; fi
     printf '%s\n' "$text" > "$tmp" || bad "cannot write '$json'"
-    mv -f "$tmp" "$json" || bad "cannot write '$json'"
+    mv -f "$tmp" "$target" || bad "cannot write '$json'"
   fi
 fi

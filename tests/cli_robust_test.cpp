@@ -148,7 +148,13 @@ TEST(CliBadInput, TwoOutputsOfOneRunMayNotNameOneFile) {
     expect_usage_error("alloc profile --workload=structs --out=" + same + " --json=" + same,
                        "--out and --json name the same file");
     EXPECT_FALSE(std::filesystem::exists(same));
-    expect_usage_error("kernel --kernel=eltwise --alg=relu --isa=sse41 --mode=corr --json=- 64", "--json=- (stdout) is for --list only");
+    expect_usage_error("kernel --kernel=eltwise --alg=relu --isa=sse41 --mode=corr --json=- 64", "--json=-: name a file");
+    // A path relative to the working directory and the same one absolute; a device may take both.
+    const std::string here = std::string(BENCHFP_SOURCE_DIR) + "/benchfp_robust_same.json";  // run_shell's directory
+    expect_usage_error("kernel --kernel=eltwise --alg=relu --isa=sse41 --mode=corr --json=benchfp_robust_same.json --csv=" +
+                           here + " 64",
+                       "--json and --csv name the same file");
+    EXPECT_EQ(run_benchfp("kernel --kernel=eltwise --alg=relu --isa=sse41 --mode=corr --json=/dev/null --csv=/dev/null 64").status, 0);
 }
 
 TEST(CliBadInput, AuditNumbersAreCheckedBeforeAnythingStarts) {

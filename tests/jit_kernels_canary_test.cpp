@@ -118,12 +118,11 @@ TEST_P(CanariesFma, GemmBodiesStoreExactlyTheirRows) {
     }
 }
 
-// A read in place (GemmArgs::lda): a full panel of the 16-column tile, rows lda
-// bytes apart (padded), k not a multiple of the unroll. A[i][p] = (i + 1)(p + 1)
-// and B[p][j] = j + 1 make every element exact and tell rows and k steps apart.
-// Every tile that reads A in place: the 16-column one (avx512: 16 rows in two
-// passes of 8) and, at avx512, the 12 x 32 one (one pass); k = 9 covers the
-// unrolled loop and the single-step tail.
+// A read in place (GemmArgs::lda): a full panel, rows lda bytes apart (padded),
+// of every tile that reads it so: the 16-column one (avx512: 16 rows in two
+// passes of 8) and, at avx512, the 12 x 32 one (one pass). k = 9 covers the
+// unrolled loop and the single-step tail. A[i][p] = (i + 1)(p + 1) and
+// B[p][j] = j + 1 make every element exact and tell rows and k steps apart.
 TEST_P(CanariesFma, GemmReadsAInPlace) {
     std::vector<GemmTile> tiles{gemm_tile(isa(), SIZE_MAX, 16)};
     if (gemm_tile(isa()).nr != tiles[0].nr) tiles.push_back(gemm_tile(isa()));

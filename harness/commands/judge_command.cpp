@@ -149,8 +149,12 @@ public:
         const fs::path dir = find_stored(o.baselines_dir, "--baselines");
         std::error_code ec;
         if (!fs::is_directory(dir, ec)) throw report::InputError(dir.string() + ": --baselines is not a directory");
-        for (const fs::directory_entry& machine : fs::directory_iterator(dir, ec))
-            if (fs::is_regular_file(machine.path() / (o.suite + ".json"), ec)) return;
+        try {
+            for (const fs::directory_entry& machine : fs::directory_iterator(dir))
+                if (fs::is_regular_file(machine.path() / (o.suite + ".json"), ec)) return;
+        } catch (const fs::filesystem_error& e) {
+            throw report::InputError(dir.string() + ": --baselines cannot be read: " + e.code().message());
+        }
         throw report::InputError("--suite=" + o.suite + ": no machine folder of " + dir.string() + " holds " + o.suite +
                                  ".json (record one with --update-baseline)");
     }

@@ -101,7 +101,8 @@ void KernelRun::check_run_options() const {
     for (const auto& [option, path] : {std::pair{"--json", &options_.json_path}, {"--csv", &options_.csv_path}}) {
         if (path->empty()) continue;
         if (*path == "-")
-            throw UsageError(std::string(option) + "=- (stdout) is for --list only: name a file");
+            throw UsageError(std::string(option) + "=-: name a file" +
+                             (std::string(option) == "--json" ? " (--json=- is stdout for --list only)" : ""));
         try {
             report::check_writable(*path);
         } catch (const std::exception& e) {

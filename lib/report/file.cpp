@@ -142,9 +142,13 @@ void check_distinct_outputs(std::initializer_list<NamedOutput> outputs) {
     std::vector<std::pair<const NamedOutput*, std::filesystem::path>> seen;
     for (const NamedOutput& output : outputs) {
         if (output.path.empty()) continue;
+        struct stat existing{};
+        if (::stat(output.path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) continue;  // written in place
         std::error_code ec;
-        std::filesystem::path resolved = std::filesystem::weakly_canonical(output.path, ec);
-        if (ec) resolved = std::filesystem::absolute(output.path).lexically_normal();
+        const std::filesystem::path absolute = std::filesystem::absolute(output.path, ec);
+        // weakly_canonical keeps a relative path relative where its first element does not exist.
+        std::filesystem::path resolved = std::filesystem::weakly_canonical(absolute, ec);
+        if (ec) resolved = absolute.lexically_normal();
         for (const auto& [earlier, path] : seen)
             if (path == resolved)
                 throw std::runtime_error(earlier->option + " and " + output.option + " name the same file '" +

@@ -32,7 +32,8 @@ void check_writable(const std::string& path);
 // Throws std::runtime_error naming both options unless the non-empty paths of
 // `outputs` (option name, path) name different files (compared as absolute,
 // normalized paths, symbolic links resolved where they exist): two outputs of
-// one run written to one file would keep only the last.
+// one run written to one file would keep only the last. Paths that exist and
+// are not regular files (/dev/null) are written in place: any number may share one.
 struct NamedOutput {
     std::string option, path;
 };

@@ -129,9 +129,9 @@ constexpr size_t straight_max_m_panels = 2;
 // place (and 0.92-0.93 since, 8 of the panel's 16 rows at a time: the kernel's
 // in_place_passes); avx2 1.71-1.73 packed, 1.28-1.30 in place (its minimum,
 // 1.23 ms, is 0.95 of the FMA peak).
-// Where B is two 32-column panels (avx512's 12 x 32 tile, N up to 64), each A
-// panel serves two tiles: the first reads its 12 rows from memory, the second
-// from cache, and packing A cost a fifth of the run (m1024n64k1024, perf
+// Where B is one or two 32-column panels (avx512's 12 x 32 tile, N up to 64),
+// each A panel serves one or two tiles: the first reads its 12 rows from
+// memory, a second from cache, and packing A cost a fifth of the run (m1024n64k1024, perf
 // profile: pack_a_panel 18%, the kernel 71%).
 static bool a_read_in_place(const GemmShape& s, const jit::GemmTile& t) {
     return (t.nr == 16 && s.n <= 16) || (t.nr == 32 && s.n <= 64);

@@ -66,7 +66,7 @@ private:
     }
     // Registers: accumulators first, then B vectors, then the A broadcast, laid
     // out for the most rows a body of the group being written has (avx512:
-    // 16 x 1 + 1 + 2, 12 x 2 + 2 + 2, or A in place 8 x 1 + 1 + 2).
+    // 16 x 1 + 1 + 2, 12 x 2 + 2 + 2, or A in place 8 x 1 + 1 + 2 and 12 x 2 + 2 + 2).
     Vmm acc(int i, int j) const { return Vmm(i * nv() + j); }
     Vmm bvec(int j) const { return Vmm(acc_rows_ * nv() + j); }
     Vmm abcast(int i) const { return Vmm(acc_rows_ * nv() + nv() + (i % 2)); }
@@ -297,7 +297,7 @@ private:
     bool a_in_place_ = false;  // the bodies being written read A in place
     int nr_ = 0;     // the columns of the body being written
     Xbyak::Reg64 reg_a_, reg_b_, reg_c_, reg_ldc_, reg_k_, reg_ldb_, reg_b_ahead_, reg_lda_, reg_lda3_;
-    std::vector<Xbyak::Reg64> reg_a_rows_;  // A in place: row 4 of a pass
+    std::vector<Xbyak::Reg64> reg_a_rows_;  // A in place: rows 4 and 8 of a pass (avx2: row 4)
 };
 
 // Independent accumulators, twice the FMA latency times the FMA ports' width,

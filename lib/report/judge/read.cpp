@@ -126,14 +126,6 @@ std::optional<Interval> interval_of(const In& paired) {
     return i;
 }
 
-// benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
-// per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>" (the
-// problem followed by "@<threads>t" for a case on more than one thread: the
-// same problem on 1 and 2 threads is two cases, whose times were merged into
-// one, the 2-thread one judged against the 1-thread one's baseline), with
-// its minimum time per call; a case's frame policies are its group's variants,
-// paired with the first policy ("paired": median ratio and interval), and the
-// group's A/A control ("aa").
 // A field whose value must be one of `known` (the frame policies, the ISAs:
 // the JIT library's names; a value judge does not know would judge nothing).
 std::string one_of(const In& object, const char* key, std::initializer_list<const char*> known) {
@@ -146,6 +138,14 @@ std::string one_of(const In& object, const char* key, std::initializer_list<cons
     object.at(key).fail("unknown value \"" + value + "\" (known: " + list + ")");
 }
 
+// benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
+// per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>" (the
+// problem followed by "@<threads>t" for a case on more than one thread: the
+// same problem on 1 and 2 threads is two cases, whose times were merged into
+// one, the 2-thread one judged against the 1-thread one's baseline), with
+// its minimum time per call; a case's frame policies are its group's variants,
+// paired with the first policy ("paired": median ratio and interval), and the
+// group's A/A control ("aa").
 RunResults benchfp_results(const In& doc) {
     if (const std::string problem = results_schema_problem(doc.json()); !problem.empty()) doc.fail(problem);
     RunResults r;
