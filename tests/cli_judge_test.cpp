@@ -97,6 +97,10 @@ const HostileCase hostile_cases[] = {
     {"TolerancesGroupTimeNotANumber", [](JudgeFiles& f) { f.tolerances["groups"]["alloc/w"]["time"] = "x"; },
      "groups.alloc/w.time: expected a number"},
     {"TolerancesGroupsAList", [](JudgeFiles& f) { f.tolerances["groups"] = {1}; }, "groups: expected an object"},
+    {"TolerancesMisspelledGroupKey", [](JudgeFiles& f) { f.tolerances["groups"]["alloc/w"] = {{"tme", 0.1}}; },
+     "unknown key \"tme\""},
+    {"TolerancesMisspelledKey", [](JudgeFiles& f) { f.tolerances["tim"] = 0.1; }, "unknown key \"tim\""},
+    {"TolerancesMisspelledRuleKey", [](JudgeFiles& f) { f.tolerances["ratios"][0]["limt"] = 1.5; }, "unknown key \"limt\""},
     {"TolerancesReportedOnlyNotAList", [](JudgeFiles& f) { f.tolerances["reported_only"] = "glibc"; }, "reported_only: expected a list"},
     {"TolerancesInstructionLimitsAList", [](JudgeFiles& f) { f.tolerances["instruction_limits"] = {2}; },
      "instruction_limits: expected an object"},
@@ -245,4 +249,19 @@ TEST(CliJudge, JudgesFromAnyWorkingDirectory) {
     EXPECT_NE(run.output.find("same as the baseline's: absolute times are judged"), std::string::npos) << run.output;
     EXPECT_TRUE(std::filesystem::exists(dir / "results/report/report.md")) << run.output;
     std::filesystem::remove_all(dir);
+}
+
+// A report file that cannot be written fails the run before any is written:
+// the directory never holds a new report.md beside an old report.json.
+TEST(CliJudge, AReportThatCannotBeWrittenLeavesTheOthersAsTheyWere) {
+    const JudgeFiles f = valid_judge_files("report_set");
+    const std::string args = judge_args(f);
+    std::filesystem::create_directories(f.dir / "report/report.json");  // in the way
+    std::ofstream(f.dir / "report/report.md") << "old\n";
+    const CommandRun run = run_benchfp(args);
+    EXPECT_EQ(run.status, 2) << run.output;
+    EXPECT_NE(run.output.find("report.json': it is a directory"), std::string::npos) << run.output;
+    std::ifstream md(f.dir / "report/report.md");
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(md), {}), "old\n");
+    std::filesystem::remove_all(f.dir);
 }

@@ -202,12 +202,23 @@ int record_baselines(const JudgeOptions& o, const std::vector<report::RunResults
     return 0;
 }
 
+// All three rendered, and each path checked, before the first is written: a
+// failure then leaves the reports there were (each file is written whole or
+// not at all, but a set of old and new files would read as one report).
 void write_reports(const std::string& dir, const report::Report& r) {
     make_directory(dir, "report");
-    const std::string markdown = report::render_markdown(r);
-    write(fs::path(dir) / "report.md", markdown);
-    write(fs::path(dir) / "report.json", report::render_json(r).dump(2) + "\n");
-    write(fs::path(dir) / "report.html", report::render_html(r));
+    const std::pair<const char*, std::string> files[] = {{"report.md", report::render_markdown(r)},
+                                                         {"report.json", report::render_json(r).dump(2) + "\n"},
+                                                         {"report.html", report::render_html(r)}};
+    for (const auto& [name, text] : files) {
+        try {
+            report::check_writable((fs::path(dir) / name).string());
+        } catch (const std::runtime_error& e) {
+            throw report::InputError(e.what());
+        }
+    }
+    for (const auto& [name, text] : files) write(fs::path(dir) / name, text);
+    const std::string& markdown = files[0].second;
     std::cout << markdown << "\nbenchfp: report written to " << dir << "/report.{md,json,html}\n";
 }
 

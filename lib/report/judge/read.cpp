@@ -58,8 +58,12 @@ std::optional<Entry> entry_of(const In& b) {
         if (e.aggregate != "min" && e.aggregate != "median" && e.aggregate != "mean") return std::nullopt;  // stddev, cv
         e.repetitions = static_cast<int>(b.number_or("repetitions", 1, ranges::repetitions));
     }
-    // A suite that times chunks of iterations says the time of one in ns_per_iteration.
-    e.ns = b.has("ns_per_iteration") ? b.number("ns_per_iteration", ranges::time_ns) : time_in_ns(b, "real_time");
+    // A suite that times chunks of iterations says the time of one in
+    // ns_per_iteration; Google Benchmark's own fields are checked all the same
+    // (a file that says "parsec" or -5 is not a file to judge).
+    const double real_ns = b.has("real_time") || !b.has("ns_per_iteration") ? time_in_ns(b, "real_time") : 0;
+    e.ns = b.has("ns_per_iteration") ? b.number("ns_per_iteration", ranges::time_ns) : real_ns;
+    if (b.has("iterations")) b.number("iterations", {1, 1e18});
     e.bytes = b.number_or("bytes_per_iteration", -1, ranges::bytes);
     e.footprint = b.number_or("resident_bytes_per_live_object", -1, ranges::bytes);
     for (const auto& [key, value] : b.members())
@@ -297,9 +301,26 @@ void write_baseline(const std::string& path, const RunResults& r, const nlohmann
     }
 }
 
+// Every key of `object` is one of `known`, or a note ("note", "<anything>_note"):
+// a misspelled key ("tme") would be ignored and its default judged instead.
+void only_known_keys(const In& object, std::initializer_list<const char*> known) {
+    for (const auto& [key, value] : object.members()) {
+        if (key == "note" || key.ends_with("_note")) continue;
+        std::string list;
+        bool found = false;
+        for (const char* k : known) {
+            found = found || key == k;
+            list += (list.empty() ? "" : ", ") + std::string(k);
+        }
+        if (!found) value.fail("unknown key \"" + key + "\" (known: " + list + ", or a note: note, <key>_note)");
+    }
+}
+
 Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) {
     const In in(doc, path, "");
     expect_schema(in, tolerances_schema);
+    only_known_keys(in, {"schema", "time", "memory", "ratio", "instructions", "groups", "ratios", "reported_only",
+                         "instruction_limits"});
     Tolerances t;
     t.time = in.number_or("time", t.time, ranges::tolerance);
     t.memory = in.number_or("memory", t.memory, ranges::tolerance);
@@ -307,15 +328,19 @@ Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) 
     t.instructions = in.number_or("instructions", t.instructions, ranges::tolerance);
     if (const auto groups = in.find("groups"))
         for (const auto& [group, g] : groups->members()) {
+            only_known_keys(g, {"time", "memory"});
             if (const auto v = g.find("time")) t.time_by_group[group] = v->as_number(ranges::tolerance);
             if (const auto v = g.find("memory")) t.memory_by_group[group] = v->as_number(ranges::tolerance);
         }
     if (const auto rules = in.find("ratios"))
-        for (const In& rule : rules->elements())
+        for (const In& rule : rules->elements()) {
+            only_known_keys(rule, {"name", "numerator", "denominator", "limit", "groups", "tolerance",
+                                   "limit_needs_interval", "metric"});
             t.ratio_rules.push_back({rule.string("name"), rule.string("numerator"), rule.string("denominator"),
                                      rule.number_or("limit", 0, ranges::limit), rule.strings_or("groups"),
                                      rule.number_or("tolerance", 0, ranges::tolerance),
                                      rule.boolean_or("limit_needs_interval", false), metric_of(rule)});
+        }
     t.reported_only = in.strings_or("reported_only");
     if (const auto limits = in.find("instruction_limits")) t.instruction_limits = numbers_of(*limits, ranges::limit);
     return t;
