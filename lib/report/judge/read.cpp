@@ -130,16 +130,24 @@ std::optional<Interval> interval_of(const In& paired) {
     return i;
 }
 
-// A field whose value must be one of `known` (the frame policies, the ISAs:
-// the JIT library's names; a value judge does not know would judge nothing).
-std::string one_of(const In& object, const char* key, std::initializer_list<const char*> known) {
-    const std::string value = object.string(key);
+// Names a file may hold: the JIT library's (a value judge does not know would judge nothing).
+using Names = std::initializer_list<const char*>;
+constexpr Names frame_policies = {"clobber", "preserve", "frame"}, isa_names = {"sse41", "avx2", "avx512"};
+
+bool is_one_of(const std::string& value, Names known) {
+    return std::any_of(known.begin(), known.end(), [&](const char* k) { return value == k; });
+}
+std::string joined(Names names) {
     std::string list;
-    for (const char* k : known) {
-        if (value == k) return value;
-        list += (list.empty() ? "" : ", ") + std::string(k);
-    }
-    object.at(key).fail("unknown value \"" + value + "\" (known: " + list + ")");
+    for (const char* n : names) list += (list.empty() ? "" : ", ") + std::string(n);
+    return list;
+}
+
+// A field whose value must be one of `known`.
+std::string one_of(const In& object, const char* key, Names known) {
+    const std::string value = object.string(key);
+    if (!is_one_of(value, known)) object.at(key).fail("unknown value \"" + value + "\" (known: " + joined(known) + ")");
+    return value;
 }
 
 // benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
@@ -161,17 +169,17 @@ RunResults benchfp_results(const In& doc) {
         if (c.expect_object().string_or("state", "") != "PASSED" || !c.has("perf")) continue;
         const In spec = c.at("spec");
         std::string name = "kernel";
-        one_of(spec, "isa", {"sse41", "avx2", "avx512"});
+        one_of(spec, "isa", isa_names);
         for (const char* key : {"kernel", "alg", "isa", "problem"}) name.append("/").append(spec.string(key));
         const long threads = spec.has("threads") ? static_cast<long>(spec.number("threads", {1, 1 << 20})) : 1;
         if (threads > 1) name.append("@").append(std::to_string(threads)).append("t");
-        name.append("/").append(one_of(spec, "frame", {"clobber", "preserve", "frame"}));
+        name.append("/").append(one_of(spec, "frame", frame_policies));
         const In perf = c.at("perf");
         const double ms = perf.number("min_ms", {ranges::time_ns.lo * 1e-6, ranges::time_ns.hi * 1e-6});
         Measurement& m = r.benchmarks[name];
         add_time(m, ms * 1e6, 1);
         if (const auto paired = perf.find("paired")) {
-            const std::string reference = one_of(*paired, "reference", {"clobber", "preserve", "frame"});
+            const std::string reference = one_of(*paired, "reference", frame_policies);
             m.paired_ratios[reference].push_back(paired->number("ratio", ranges::ratio));
             if (const auto interval = interval_of(*paired)) m.paired_intervals[reference].push_back(*interval);
         }
@@ -303,17 +311,10 @@ void write_baseline(const std::string& path, const RunResults& r, const nlohmann
 
 // Every key of `object` is one of `known`, or a note ("note", "<anything>_note"):
 // a misspelled key ("tme") would be ignored and its default judged instead.
-void only_known_keys(const In& object, std::initializer_list<const char*> known) {
-    for (const auto& [key, value] : object.members()) {
-        if (key == "note" || key.ends_with("_note")) continue;
-        std::string list;
-        bool found = false;
-        for (const char* k : known) {
-            found = found || key == k;
-            list += (list.empty() ? "" : ", ") + std::string(k);
-        }
-        if (!found) value.fail("unknown key \"" + key + "\" (known: " + list + ", or a note: note, <key>_note)");
-    }
+void only_known_keys(const In& object, Names known) {
+    for (const auto& [key, value] : object.members())
+        if (key != "note" && !key.ends_with("_note") && !is_one_of(key, known))
+            value.fail("unknown key \"" + key + "\" (known: " + joined(known) + ", or a note: note, <key>_note)");
 }
 
 Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) {
