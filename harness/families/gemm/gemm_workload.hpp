@@ -56,6 +56,7 @@ private:
     jit::GemmTile tile_;
     bool a_in_place_;  // full A panels read where they lie (see a_read_in_place)
     size_t m_panels_;  // MR-row panels of A, the last one maybe partial
+    size_t kc_;        // K block
     ThreadSplit split_;
     FloatBuffer a_, b_, c_, c_initial_;
     mutable FloatBuffer b_packed_;
