@@ -136,6 +136,35 @@ TEST(CliBadInput, ListsWithAnEmptyItemAndUnknownIsaNamesAreRefused) {
     expect_usage_error("judge --current=x.json --untested-isas=foo", "--untested-isas: foo");
 }
 
+// A list naming one item twice ran its cases twice; a conv problem naming a
+// dimension twice took the last; judge took --baseline over --baselines silently.
+TEST(CliBadInput, NamesGivenTwiceAndBaselinesFromTwoPlacesAreRefused) {
+    expect_usage_error("kernel --kernel=eltwise --alg=relu --isa=avx2 --frame=frame,frame --mode=list 64",
+                       "--frame names 'frame' twice");
+    expect_usage_error("kernel --kernel=eltwise --alg=relu,exp,relu --mode=list 64", "--alg names 'relu' twice");
+    expect_usage_error("kernel --kernel=eltwise --isa=sse41,avx2,sse41 --mode=list 64", "--isa names 'sse41' twice");
+    expect_usage_error("kernel --kernel=eltwise --mode=perf,corr,perf 64", "--mode names 'perf' twice");
+    expect_usage_error("kernel --kernel=eltwise --mode=perf --vs=copy,copy --isa=avx2 64", "--vs names 'copy' twice");
+    expect_usage_error("kernel --kernel=conv --mode=list mb1ic8ic16ih8oc8kh3", "'ic' given twice");
+    expect_usage_error("judge --current=x.json --baseline=b.json --baselines=results/baselines", "excludes");
+    expect_usage_error("judge --current=x.json --baseline=b.json --baseline-runs=r.json", "excludes");
+    expect_usage_error("judge --current=x.json --baseline-runs=r.json --suite=gate", "excludes");
+    expect_usage_error("judge --current=x.json --update-baseline --baseline-runs=r.json", "excludes");
+}
+
+// An empty results file read "unreadable"; a batch of comments only ran nothing
+// and said "give a problem"; a '%' left open in --perf-template printed as text.
+TEST(CliBadInput, EmptyFilesAndAnOpenTemplateTokenAreNamed) {
+    const std::string empty = write_temp("empty.json", "");
+    const std::string comments = write_temp("comments_only", "# nothing here\n\n");
+    expect_usage_error("judge --current=" + empty, "results file is empty");
+    expect_usage_error("kernel --batch=" + comments, "names no problem to run");
+    expect_usage_error("kernel --kernel=eltwise --isa=sse41 --mode=perf --perf-template=%-time%,%frame 64",
+                       "opens a token that no '%' closes");
+    std::filesystem::remove(empty);
+    std::filesystem::remove(comments);
+}
+
 TEST(CliBadInput, ListTakesNoCaseOptions) {
     expect_usage_error("kernel --list --kernel=foo", "--list runs nothing and takes no --kernel");
     expect_run(run_benchfp("kernel --list --json=-"), 0, {"\"families\""});
@@ -162,6 +191,11 @@ TEST(CliBadInput, AuditNumbersAreCheckedBeforeAnythingStarts) {
     expect_usage_error("audit --duration-ms=-1 -- /bin/true", "--duration-ms");
     expect_usage_error("audit --delay-ms=99999999999999999999 -- /bin/true", "--delay-ms");
     expect_usage_error("audit --pid=0", "--pid");
+    // --report's place is checked before sampling (it used to fail after the whole window).
+    const std::string file = write_temp("report_is_a_file", "x");
+    const CommandRun run = run_benchfp("audit --report=" + file + " --duration-ms=600000 -- /bin/sleep 600");
+    expect_run(run, 2, {"cannot create report directory: a file of that name is in the way"});
+    std::filesystem::remove(file);
 }
 
 TEST(CliBadInput, JudgeRefusesABaselineFolderOrSuiteThatIsNotThere) {

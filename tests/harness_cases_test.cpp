@@ -196,7 +196,9 @@ TEST_F(CasesTest, CaseCapStopsNestedBatchesDuringTheExpansion) {
     EXPECT_NE(error.find("more than 1000 cases"), std::string::npos) << error;
     EXPECT_NE(error.find("--max-cases"), std::string::npos) << error;
 
-    cli.batches = {write("options_only", std::string(10, '\n'))};  // lines without cases are bounded too
+    // Lines without cases are bounded too: 100 of them to each case (a batch with
+    // no problem at all is refused: BatchWithoutProblemsIsRefused).
+    cli.batches = {write("mostly_empty", std::string(100, '\n') + "64\n")};
     for (int level = 0; level < 5; ++level) {
         std::string lines;
         for (int i = 0; i < 10; ++i) lines += "--batch=" + cli.batches[0] + "\n";
@@ -204,6 +206,16 @@ TEST_F(CasesTest, CaseCapStopsNestedBatchesDuringTheExpansion) {
     }
     cli.problems = {"64"};
     EXPECT_NE(usage_error_of(cli, {100, std::nullopt}).find("batch lines"), std::string::npos);
+}
+
+TEST_F(CasesTest, BatchWithoutProblemsIsRefused) {
+    CaseOptions cli;
+    cli.batches = {write("comments_only", "# no problem here\n--isa=avx2\n\n")};
+    EXPECT_NE(usage_error_of(cli, {100, std::nullopt}).find("names no problem to run"), std::string::npos);
+    // One that includes a batch with problems is not empty.
+    const std::string leaf = write("leaf_with_problem", "64\n");
+    cli.batches = {write("includes_leaf", "--isa=avx2\n--batch=" + leaf + "\n")};
+    EXPECT_NO_THROW(expand_cases(cli, std::nullopt, {100, std::nullopt}));
 }
 
 TEST_F(CasesTest, ProblemsThatCannotFitInMemoryAreRefusedBeforeAllocating) {

@@ -132,11 +132,16 @@ std::string render_audit_html(const AuditReport& r) {
            "</pre></body></html>\n";
 }
 
+const std::vector<std::string>& audit_report_files() {
+    static const std::vector<std::string> names = {"report.md", "report.json", "report.html"};
+    return names;
+}
+
 void write_audit_report(const AuditReport& r, const std::string& dir) {
-    std::filesystem::create_directories(dir);
-    report::write_file(dir + "/report.md", render_audit_markdown(r));
-    report::write_file(dir + "/report.json", render_audit_json(r).dump(2) + "\n");
-    report::write_file(dir + "/report.html", render_audit_html(r));
+    const std::vector<std::string>& names = audit_report_files();
+    report::write_file_set(dir, {{names[0], render_audit_markdown(r)},
+                                 {names[1], render_audit_json(r).dump(2) + "\n"},
+                                 {names[2], render_audit_html(r)}});
 }
 
 }  // namespace benchfp::harness

@@ -19,6 +19,8 @@ nlohmann::json render_audit_json(const AuditReport& report);
 std::string render_audit_html(const AuditReport& report);
 
 // report.md, report.json, report.html in `dir` (created); throws on I/O errors.
+// The files write_audit_report writes into its directory, to check before sampling.
+const std::vector<std::string>& audit_report_files();
 void write_audit_report(const AuditReport& report, const std::string& dir);
 
 }  // namespace benchfp::harness

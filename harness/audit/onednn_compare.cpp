@@ -65,6 +65,12 @@ int run_onednn_comparison(AuditRequest request, uint64_t delay_ms, const std::st
        << "| program | thread | JIT samples | full | skipped-caller | broken | prologue | unwind rate | "
           "reaches main/thread start | most broken samples: rbp last written by (what rbp held) |\n"
        << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+    // Every report's place checked before the first program is sampled.
+    if (!report_dir.empty()) {
+        report::check_file_set(report_dir, {"summary.md"});
+        for (const Subject& s : subjects(delay_ms, request.duration_ms))
+            report::check_file_set(report_dir + "/" + s.name, audit_report_files());
+    }
     for (const Subject& s : subjects(delay_ms, request.duration_ms)) {
         std::cerr << "benchfp audit: " << s.name << " ...\n";
         const AuditReport report = audit_started(s.argv, delay_ms, request);
@@ -72,10 +78,7 @@ int run_onednn_comparison(AuditRequest request, uint64_t delay_ms, const std::st
         if (!report_dir.empty()) write_audit_report(report, report_dir + "/" + s.name);
     }
     std::cout << md.str();
-    if (!report_dir.empty()) {
-        std::filesystem::create_directories(report_dir);
-        report::write_file(report_dir + "/summary.md", md.str());
-    }
+    if (!report_dir.empty()) report::write_file_set(report_dir, {{"summary.md", md.str()}});
     return 0;
 }
 

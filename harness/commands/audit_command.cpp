@@ -6,6 +6,7 @@
 #include "perf/error.hpp"
 #include "perf/process.hpp"
 #include "perf/sampler.hpp"
+#include "report/file.hpp"
 
 #include <iostream>
 #include <limits>
@@ -64,6 +65,8 @@ int run_audit(const AuditOptions& o) {
     if (const std::string problem = perf::frequency_problem(o.frequency); !problem.empty()) return report_error(problem);
     try {
         const AuditRequest request{o.pid, false, o.duration_ms, o.system_wide, o.expect, o.event, o.frequency};
+        // --report's files checked before sampling, not after it.
+        if (!o.report_dir.empty() && o.target.empty()) report::check_file_set(o.report_dir, audit_report_files());
         if (!o.target.empty()) return run_onednn_comparison(request, o.delay_ms, o.report_dir);
         if (o.pid && !perf::process_exists(o.pid)) return report_error("no process with pid " + std::to_string(o.pid));
         if (o.pid) return print_report(o, audit_process(request));

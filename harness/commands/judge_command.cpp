@@ -29,12 +29,12 @@ void JudgeOptions::add_to(CLI::App& app) {
     app.add_option("--confirm-again", confirm_again,
                    "a second round of re-runs (new processes again) of what still failed after --confirm: a failure "
                    "must fail here too; repeatable");
-    app.add_option("--baseline-runs", baseline_runs,
+    CLI::Option* other_runs = app.add_option("--baseline-runs", baseline_runs,
                    "the other build's runs (same kinds), judged against instead of a stored baseline (scripts/vs.sh)");
-    app.add_option("--baselines", baselines_dir,
+    CLI::Option* stored = app.add_option("--baselines", baselines_dir,
                    "directory of stored baselines, one folder per machine: <dir>/<machine>/<suite>.json "
                    "(default results/baselines)");
-    app.add_option("--suite", suite, "the suite's baseline file name in a machine's folder (default alloc)")
+    CLI::Option* suite_name = app.add_option("--suite", suite, "the suite's baseline file name in a machine's folder (default alloc)")
         ->check(CLI::Validator(
             [](const std::string& name) {
                 const bool plain = !name.empty() && name.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
@@ -43,7 +43,9 @@ void JudgeOptions::add_to(CLI::App& app) {
                 return plain ? std::string() : "'" + name + "' is not a plain name (letters, digits, _ and -)";
             },
             "NAME"));
-    app.add_option("--baseline", baseline, "one baseline file for every machine, instead of --baselines");
+    // What is judged against comes from one place: --baseline, --baseline-runs or
+    // --baselines (with --suite); given together, one of them was silently unused.
+    CLI::Option* one_file = app.add_option("--baseline", baseline, "one baseline file for every machine, instead of --baselines");
     app.add_option("--tolerances", tolerances, "tolerances and in-run ratio rules (default results/tolerances.json)");
     app.add_option("--instructions", instructions, "callgrind counts of this run: JSON object id -> count");
     app.add_option("--cases", cases,
@@ -59,7 +61,10 @@ void JudgeOptions::add_to(CLI::App& app) {
     app.add_option("--triggered-by", triggered_by,
                    "who or what ran the judge, for the report's Job Properties (e.g. \"ci/gate.sh --quick\")");
     app.add_flag("--update-baseline", update_baseline,
-                 "record each machine's baseline from --current (into --baselines, or --baseline) instead of judging");
+                 "record each machine's baseline from --current (into --baselines, or --baseline) instead of judging")
+        ->excludes(other_runs);
+    one_file->excludes(other_runs)->excludes(stored)->excludes(suite_name);
+    other_runs->excludes(stored)->excludes(suite_name);
 }
 
 namespace {
@@ -202,24 +207,17 @@ int record_baselines(const JudgeOptions& o, const std::vector<report::RunResults
     return 0;
 }
 
-// All three rendered, and each path checked, before the first is written: a
-// failure then leaves the reports there were (each file is written whole or
-// not at all, but a set of old and new files would read as one report).
+// All three rendered before the first is written, as one set (report::write_file_set).
 void write_reports(const std::string& dir, const report::Report& r) {
-    make_directory(dir, "report");
-    const std::pair<const char*, std::string> files[] = {{"report.md", report::render_markdown(r)},
-                                                         {"report.json", report::render_json(r).dump(2) + "\n"},
-                                                         {"report.html", report::render_html(r)}};
-    for (const auto& [name, text] : files) {
-        try {
-            report::check_writable((fs::path(dir) / name).string());
-        } catch (const std::runtime_error& e) {
-            throw report::InputError(e.what());
-        }
+    const std::vector<report::NamedText> files = {{"report.md", report::render_markdown(r)},
+                                                  {"report.json", report::render_json(r).dump(2) + "\n"},
+                                                  {"report.html", report::render_html(r)}};
+    try {
+        report::write_file_set(dir, files);
+    } catch (const std::runtime_error& e) {
+        throw report::InputError(e.what());
     }
-    for (const auto& [name, text] : files) write(fs::path(dir) / name, text);
-    const std::string& markdown = files[0].second;
-    std::cout << markdown << "\nbenchfp: report written to " << dir << "/report.{md,json,html}\n";
+    std::cout << files[0].text << "\nbenchfp: report written to " << dir << "/report.{md,json,html}\n";
 }
 
 int judge(const JudgeOptions& o) {

@@ -5,6 +5,7 @@
 #include "source_tree.hpp"
 #include "usage_error.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -18,12 +19,18 @@ namespace {
 
 constexpr int max_batch_depth = 16;
 
-// The items of a comma-separated list, empty ones included (a trailing comma's
-// too: getline drops it), so that each caller refuses an empty name.
-std::vector<std::string> split_list(const std::string& list) {
+// The items of option's comma-separated list, empty ones included (a trailing
+// comma's too: getline drops it), so that each caller refuses an empty name.
+// A name given twice (--frame=frame,frame) is refused: its cases would run and
+// count twice.
+std::vector<std::string> split_list(const std::string& list, const char* option, const std::string& where) {
     std::vector<std::string> items;
     std::stringstream in(list);
-    for (std::string item; std::getline(in, item, ',');) items.push_back(item);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (!item.empty() && std::find(items.begin(), items.end(), item) != items.end())
+            throw UsageError(where + ": " + option + " names " + quoted_token(item) + " twice");
+        items.push_back(item);
+    }
     if (items.empty() || list.back() == ',') items.push_back("");
     return items;
 }
@@ -107,6 +114,7 @@ private:
         const auto path = find_batch_file(name, where);
         auto [cached, fresh] = files_.try_emplace(path.string());
         if (fresh) cached->second = read_batch_lines(path, name);
+        const size_t cases_before = cases_.size();
         CaseOptions carried;
         for (const BatchLine& line : cached->second) {
             // Lines without problems cost nothing each, but nested batches multiply them too.
@@ -118,6 +126,10 @@ private:
             merged.problems = line.options.problems;
             expand(merged, line.where, depth + 1);
         }
+        // A batch of comments only (or an empty file) is a mistake, not a suite
+        // that passed: its cases would be missing from a green run.
+        if (cases_.size() == cases_before)
+            throw UsageError(where + ": batch file " + quoted_token(name) + " names no problem to run");
     }
 
     UsageError too_many(const std::string& where, const std::string& what) const {
@@ -127,7 +139,7 @@ private:
 
     // One case per element of the cartesian product of the list options.
     void add_cases(const CaseOptions& o, const std::string& problem, const std::string& where) {
-        for (const std::string& mode_name : split_list(o.mode.value_or("corr")))
+        for (const std::string& mode_name : split_list(o.mode.value_or("corr"), "--mode", where))
             add_cases(o, parse_mode(mode_name, where), problem, where);
     }
 
@@ -140,15 +152,15 @@ private:
                 throw UsageError(where + ": unknown --expect value " + quoted_token(*o.expect) +
                                  " (known: full, skipped-caller, broken)");
         }
-        for (const std::string& kernel : split_list(o.kernel.value_or("eltwise"))) {
+        for (const std::string& kernel : split_list(o.kernel.value_or("eltwise"), "--kernel", where)) {
             const Family* family = find_family(kernel);
             if (!family)
                 throw UsageError(where + ": unknown kernel " + quoted_token(kernel) + " (known: " + family_names() + ")");
-            for (const std::string& alg : split_list(o.alg.value_or(family->algs.front()))) {
+            for (const std::string& alg : split_list(o.alg.value_or(family->algs.front()), "--alg", where)) {
                 if (!family->has_alg(alg)) throw UsageError(where + ": unknown alg " + quoted_token(alg) + " for " + kernel);
                 family->validate(alg, problem, where);
-                for (const std::string& isa_name : split_list(o.isa.value_or("max")))
-                    for (const std::string& frame_name : split_list(o.frame.value_or("frame"))) {
+                for (const std::string& isa_name : split_list(o.isa.value_or("max"), "--isa", where))
+                    for (const std::string& frame_name : split_list(o.frame.value_or("frame"), "--frame", where)) {
                         if (cases_.size() >= limits_.max_cases) throw too_many(where, "cases");
                         KernelCase c;
                         c.spec.kernel = kernel;
@@ -199,7 +211,7 @@ private:
     static Peers parse_peers(const std::string& list, const std::string& where) {
         Peers peers;
         if (list.empty()) return peers;
-        for (const std::string& peer : split_list(list)) {
+        for (const std::string& peer : split_list(list, "--vs", where)) {
             bool* flag = peer == "onednn" ? &peers.onednn : peer == "copy" ? &peers.copy : peer == "peak" ? &peers.peak : nullptr;
             if (!flag) throw UsageError(where + ": unknown --vs " + quoted_token(peer) + " (known: onednn, copy, peak)");
             *flag = true;

@@ -83,10 +83,15 @@ std::string format_perf_line(const std::string& perf_template, const PerfLine& l
     for (size_t pos = 0; pos < perf_template.size();) {
         const size_t open = perf_template.find('%', pos);
         const size_t close = open == std::string::npos ? open : perf_template.find('%', open + 1);
-        if (close == std::string::npos) {
+        if (open == std::string::npos) {
             out += perf_template.substr(pos);
             break;
         }
+        // A lone '%' is a token left open ("%-time ms"), never text: printed as
+        // it stands, the column the reader asked for would be missing unnoticed.
+        if (close == std::string::npos)
+            throw UsageError("--perf-template: the '%' at offset " + std::to_string(open) +
+                             " opens a token that no '%' closes (tokens are %name%)");
         out += perf_template.substr(pos, open - pos);
         const std::string name = perf_template.substr(open + 1, close - open - 1);
         const auto it = tokens.find(name);

@@ -157,4 +157,23 @@ void check_distinct_outputs(std::initializer_list<NamedOutput> outputs) {
     }
 }
 
+void check_file_set(const std::string& dir, const std::vector<std::string>& names) {
+    if (!dir.empty()) {
+        std::error_code ec;
+        if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+            throw std::runtime_error(dir + ": cannot create report directory: a file of that name is in the way");
+        std::filesystem::create_directories(dir, ec);
+        if (ec || !std::filesystem::is_directory(dir, ec))
+            throw std::runtime_error(dir + ": cannot create report directory" + (ec ? ": " + ec.message() : ""));
+    }
+    for (const std::string& name : names) check_writable((std::filesystem::path(dir) / name).string());
+}
+
+void write_file_set(const std::string& dir, const std::vector<NamedText>& files) {
+    std::vector<std::string> names;
+    for (const NamedText& file : files) names.push_back(file.name);
+    check_file_set(dir, names);
+    for (const NamedText& file : files) write_file((std::filesystem::path(dir) / file.name).string(), file.text);
+}
+
 }  // namespace benchfp::report

@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace benchfp::report {
 
@@ -38,5 +39,17 @@ struct NamedOutput {
     std::string option, path;
 };
 void check_distinct_outputs(std::initializer_list<NamedOutput> outputs);
+
+// A report's files, written as one set into `dir` (created with its parents):
+// every path is checked before the first file is written, so a failure leaves
+// the set there was (each file is whole or absent either way, but old and new
+// files side by side would read as one report). check_file_set makes the same
+// checks and writes nothing: before a long run rather than after it. Both throw
+// std::runtime_error naming the path.
+struct NamedText {
+    std::string name, text;
+};
+void check_file_set(const std::string& dir, const std::vector<std::string>& names);
+void write_file_set(const std::string& dir, const std::vector<NamedText>& files);
 
 }  // namespace benchfp::report

@@ -26,6 +26,9 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
     if (std::filesystem::is_directory(status)) throw InputError(path + ": cannot open " + what + ": is a directory");
     std::ifstream file(path, std::ios::binary);
     std::ostringstream text;
+    // An empty file makes `text << rdbuf()` fail too: say so, not "unreadable".
+    if (std::filesystem::is_regular_file(status) && std::filesystem::file_size(path, ec) == 0 && !ec)
+        throw InputError(path + ": " + what + " file is empty");
     if (!file || !(text << file.rdbuf()) || file.bad()) throw InputError(path + ": cannot open " + what + ": unreadable");
     return parse_json_text(text.str(), path, what);
 }

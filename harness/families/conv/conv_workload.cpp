@@ -26,6 +26,7 @@ ConvShape parse_conv_problem(const std::string& problem, const std::string& wher
         static const std::set<std::string> known = {"mb", "ic", "ih", "iw", "oc", "kh", "kw",
                                                     "sh", "sw", "ph", "pw", "dh", "dw"};
         if (!known.count(name)) throw fail("unknown dimension " + quoted_token(name));
+        if (v.count(name)) throw fail(quoted_token(name) + " given twice");
         v[name] = std::stoul((*it)[2]);
         pos += it->length();
     }
