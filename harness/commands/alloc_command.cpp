@@ -60,9 +60,7 @@ int run_alloc_profile(const AllocProfileOptions& o) {
         return 2;
     }
     try {  // before the workload runs, not after
-        for (const std::string* path : {&o.out, &o.folded, &o.json})
-            if (!path->empty()) report::check_writable(*path);
-        report::check_distinct_outputs({{"--out", o.out}, {"--folded", o.folded}, {"--json", o.json}});
+        report::check_outputs({{"--out", o.out}, {"--folded", o.folded}, {"--json", o.json}});
     } catch (const std::exception& e) {
         std::cerr << "benchfp: " << e.what() << '\n';
         return 2;

@@ -51,10 +51,9 @@ void JudgeOptions::add_to(CLI::App& app) {
     app.add_option("--cases", cases,
                    "benchfp kernel --json records (corr, unwind, verify, step...) to summarize in the report; a "
                    "failed case fails it, and so does a run of them in which nothing ran; repeatable");
-    // The names of jit/isa.hpp's ISAs (judge does not link the JIT library).
     app.add_option("--untested-isas", untested_isas, "ISAs the run could not test on this machine, named in the report")
         ->delimiter(',')
-        ->check(CLI::IsMember({"sse41", "avx2", "avx512"}));
+        ->check(CLI::IsMember(report::known_isa_names()));
     app.add_option("--report", report_dir, "directory of report.md, report.json, report.html (default results/report)");
     app.add_option("--commit", commit, "the commit judged, for the report");
     app.add_option("--baseline-label", baseline_label, "what the baseline is, for the report (e.g. main@abc123)");

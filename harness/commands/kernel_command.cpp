@@ -98,19 +98,12 @@ KernelRun::~KernelRun() = default;
 
 // What would otherwise fail only after the first case, or after the whole run.
 void KernelRun::check_run_options() const {
-    for (const auto& [option, path] : {std::pair{"--json", &options_.json_path}, {"--csv", &options_.csv_path}}) {
-        if (path->empty()) continue;
+    for (const auto& [option, path] : {std::pair{"--json", &options_.json_path}, {"--csv", &options_.csv_path}})
         if (*path == "-")
             throw UsageError(std::string(option) + "=-: name a file" +
                              (std::string(option) == "--json" ? " (--json=- is stdout for --list only)" : ""));
-        try {
-            report::check_writable(*path);
-        } catch (const std::exception& e) {
-            throw UsageError(std::string(option) + ": " + e.what());
-        }
-    }
     try {
-        report::check_distinct_outputs({{"--json", options_.json_path}, {"--csv", options_.csv_path}});
+        report::check_outputs({{"--json", options_.json_path}, {"--csv", options_.csv_path}});
     } catch (const std::exception& e) {
         throw UsageError(e.what());
     }

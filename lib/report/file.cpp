@@ -157,6 +157,18 @@ void check_distinct_outputs(std::initializer_list<NamedOutput> outputs) {
     }
 }
 
+void check_outputs(std::initializer_list<NamedOutput> outputs) {
+    for (const NamedOutput& output : outputs) {
+        if (output.path.empty()) continue;
+        try {
+            check_writable(output.path);
+        } catch (const std::runtime_error& e) {
+            throw std::runtime_error(output.option + ": " + e.what());
+        }
+    }
+    check_distinct_outputs(outputs);
+}
+
 void check_file_set(const std::string& dir, const std::vector<std::string>& names) {
     if (!dir.empty()) {
         std::error_code ec;

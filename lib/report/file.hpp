@@ -39,6 +39,9 @@ struct NamedOutput {
     std::string option, path;
 };
 void check_distinct_outputs(std::initializer_list<NamedOutput> outputs);
+// Both checks for a run's outputs before it starts: each non-empty path
+// check_writable (the message led by its option), then check_distinct_outputs.
+void check_outputs(std::initializer_list<NamedOutput> outputs);
 
 // A report's files, written as one set into `dir` (created with its parents):
 // every path is checked before the first file is written, so a failure leaves

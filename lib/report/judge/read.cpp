@@ -367,4 +367,9 @@ std::string baseline_path(const std::string& dir, const Fingerprint& machine, co
     return dir + "/" + machine.slug() + "/" + suite + ".json";
 }
 
+const std::vector<std::string>& known_isa_names() {
+    static const std::vector<std::string> names(isa_names.begin(), isa_names.end());
+    return names;
+}
+
 }  // namespace benchfp::report

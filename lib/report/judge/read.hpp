@@ -26,6 +26,10 @@ namespace benchfp::report {
 RunResults read_run(const std::string& path);
 RunResults parse_run(const nlohmann::json& doc, const std::string& path);
 
+// The ISA names a benchfp results file may hold (the JIT library's, which the
+// judge does not link): the readers check them, judge --untested-isas takes them.
+const std::vector<std::string>& known_isa_names();
+
 // Several runs of the same suites on one machine (interleaved runs of one
 // build): the minimum over all of them per benchmark. Throws when machines differ.
 RunResults merge_runs(const std::vector<RunResults>& runs);
