@@ -146,6 +146,10 @@ TEST(CliBadInput, NamesGivenTwiceAndBaselinesFromTwoPlacesAreRefused) {
     expect_usage_error("kernel --kernel=eltwise --mode=perf,corr,perf 64", "--mode names 'perf' twice");
     expect_usage_error("kernel --kernel=eltwise --mode=perf --vs=copy,copy --isa=avx2 64", "--vs names 'copy' twice");
     expect_usage_error("kernel --kernel=conv --mode=list mb1ic8ic16ih8oc8kh3", "'ic' given twice");
+    // Blamed on the command line, not on the batch line it overrides; 'max' and the ISA it stands for.
+    expect_usage_error("kernel --mode=list --isa=avx2,avx2 --batch=cases/gemm/ci", "command line: --isa names 'avx2' twice");
+    expect_usage_error("kernel --mode=list --kernel=eltwise --isa=max,avx2 64", "'max' is avx2 here",
+                       "BENCHFP_MAX_CPU_ISA=avx2");
     expect_usage_error("judge --current=x.json --baseline=b.json --baselines=results/baselines", "excludes");
     expect_usage_error("judge --current=x.json --baseline=b.json --baseline-runs=r.json", "excludes");
     expect_usage_error("judge --current=x.json --baseline-runs=r.json --suite=gate", "excludes");
@@ -161,6 +165,8 @@ TEST(CliBadInput, EmptyFilesAndAnOpenTemplateTokenAreNamed) {
     expect_usage_error("kernel --batch=" + comments, "names no problem to run");
     expect_usage_error("kernel --kernel=eltwise --isa=sse41 --mode=perf --perf-template=%-time%,%frame 64",
                        "opens a token that no '%' closes");
+    const CommandRun literal = run_benchfp("kernel --kernel=eltwise --isa=sse41 --mode=perf --perf-template=%kernel%%% --max-ms-per-prb=100 64");
+    expect_run(literal, 0, {"eltwise%"});
     std::filesystem::remove(empty);
     std::filesystem::remove(comments);
 }

@@ -65,10 +65,10 @@ int run_audit(const AuditOptions& o) {
     if (const std::string problem = perf::frequency_problem(o.frequency); !problem.empty()) return report_error(problem);
     try {
         const AuditRequest request{o.pid, false, o.duration_ms, o.system_wide, o.expect, o.event, o.frequency};
-        // --report's files checked before sampling, not after it.
-        if (!o.report_dir.empty() && o.target.empty()) report::check_file_set(o.report_dir, audit_report_files());
         if (!o.target.empty()) return run_onednn_comparison(request, o.delay_ms, o.report_dir);
         if (o.pid && !perf::process_exists(o.pid)) return report_error("no process with pid " + std::to_string(o.pid));
+        // --report's files checked before sampling, not after it.
+        if (!o.report_dir.empty()) report::check_file_set(o.report_dir, audit_report_files());
         if (o.pid) return print_report(o, audit_process(request));
         return print_report(o, audit_started(o.command, o.delay_ms, request));
     } catch (const perf::Error& e) {

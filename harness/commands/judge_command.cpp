@@ -82,12 +82,11 @@ std::string find_stored(const std::string& name, const std::string& option) {
 }
 
 void make_directory(const fs::path& dir, const std::string& what) {
-    if (dir.empty()) return;  // the working directory
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec || !fs::is_directory(dir, ec))
-        throw report::InputError(dir.string() + ": cannot create " + what + " directory" +
-                                 (ec ? ": " + ec.message() : ": a file of that name is in the way"));
+    try {
+        report::make_directories(dir.string(), what);
+    } catch (const std::runtime_error& e) {
+        throw report::InputError(e.what());
+    }
 }
 
 void write(const fs::path& path, const std::string& text) {

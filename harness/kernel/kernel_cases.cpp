@@ -35,6 +35,17 @@ std::vector<std::string> split_list(const std::string& list, const char* option,
     return items;
 }
 
+// Each list option where it is written (the command line, or a batch line),
+// so that an item given twice is blamed on its source, not on a batch line
+// the command line overrides.
+void check_lists(const CaseOptions& o, const std::string& where) {
+    const std::pair<const char*, const std::optional<std::string>*> lists[] = {
+        {"--kernel", &o.kernel}, {"--alg", &o.alg}, {"--isa", &o.isa},
+        {"--frame", &o.frame},   {"--mode", &o.mode}, {"--vs", &o.vs}};
+    for (const auto& [option, value] : lists)
+        if (*value) split_list(**value, option, where);
+}
+
 std::optional<perf::Verdict> parse_expect(const std::string& name) {
     for (perf::Verdict v : {perf::Verdict::full, perf::Verdict::skipped_caller, perf::Verdict::broken})
         if (name == perf::to_string(v)) return v;
@@ -63,6 +74,7 @@ std::vector<BatchLine> read_batch_lines(const std::filesystem::path& path, const
         if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 byte-order mark
         const std::string where = name + ":" + std::to_string(number);
         lines.push_back({parse_batch_line(line, where), where});
+        check_lists(lines.back().options, where);
     }
     if (file.bad()) throw UsageError("error while reading batch file " + quoted_token(name));
     return lines;
@@ -81,6 +93,7 @@ public:
         : cli_(command_line), cap_(cap), limits_(limits) {}
 
     std::vector<KernelCase> run() {
+        check_lists(cli_, "command line");
         expand(cli_, "command line", 0);
         if (cases_.empty()) throw UsageError("no problem to run: give a problem (e.g. 1048576) or --batch=FILE");
         return std::move(cases_);
@@ -159,7 +172,9 @@ private:
             for (const std::string& alg : split_list(o.alg.value_or(family->algs.front()), "--alg", where)) {
                 if (!family->has_alg(alg)) throw UsageError(where + ": unknown alg " + quoted_token(alg) + " for " + kernel);
                 family->validate(alg, problem, where);
-                for (const std::string& isa_name : split_list(o.isa.value_or("max"), "--isa", where))
+                const std::vector<std::string> isa_names = split_list(o.isa.value_or("max"), "--isa", where);
+                check_max_is_not_named(*family, isa_names, where);
+                for (const std::string& isa_name : isa_names)
                     for (const std::string& frame_name : split_list(o.frame.value_or("frame"), "--frame", where)) {
                         if (cases_.size() >= limits_.max_cases) throw too_many(where, "cases");
                         KernelCase c;
@@ -182,6 +197,19 @@ private:
                     }
             }
         }
+    }
+
+    // "max" beside the ISA it stands for here (--isa=max,avx512) names one ISA
+    // twice: its cases would run and count twice.
+    void check_max_is_not_named(const Family& family, const std::vector<std::string>& names,
+                                const std::string& where) const {
+        if (std::find(names.begin(), names.end(), "max") == names.end()) return;
+        KernelCase probe;
+        resolve_isa(probe, family, "max", where);
+        if (!probe.skip_reason.empty()) return;
+        const std::string isa = jit::to_string(probe.spec.isa);
+        if (std::find(names.begin(), names.end(), isa) != names.end())
+            throw UsageError(where + ": --isa names " + quoted_token(isa) + " twice: 'max' is " + isa + " here");
     }
 
     // The FMA peak loop exists from avx2 on (FMA came with it): there is no sse41 peak to compare with.

@@ -91,9 +91,14 @@ std::string format_perf_line(const std::string& perf_template, const PerfLine& l
         // it stands, the column the reader asked for would be missing unnoticed.
         if (close == std::string::npos)
             throw UsageError("--perf-template: the '%' at offset " + std::to_string(open) +
-                             " opens a token that no '%' closes (tokens are %name%)");
+                             " opens a token that no '%' closes (tokens are %name%, and %% is a '%')");
         out += perf_template.substr(pos, open - pos);
         const std::string name = perf_template.substr(open + 1, close - open - 1);
+        if (name.empty()) {  // "%%": a literal '%'
+            out += '%';
+            pos = close + 1;
+            continue;
+        }
         const auto it = tokens.find(name);
         if (it == tokens.end()) throw UsageError("--perf-template: unknown token %" + name + "%");
         out += it->second;

@@ -169,15 +169,18 @@ void check_outputs(std::initializer_list<NamedOutput> outputs) {
     check_distinct_outputs(outputs);
 }
 
+void make_directories(const std::string& dir, const std::string& what) {
+    if (dir.empty()) return;  // the working directory
+    std::error_code ec;
+    if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+        throw std::runtime_error(dir + ": cannot create " + what + " directory: a file of that name is in the way");
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir, ec))
+        throw std::runtime_error(dir + ": cannot create " + what + " directory" + (ec ? ": " + ec.message() : ""));
+}
+
 void check_file_set(const std::string& dir, const std::vector<std::string>& names) {
-    if (!dir.empty()) {
-        std::error_code ec;
-        if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
-            throw std::runtime_error(dir + ": cannot create report directory: a file of that name is in the way");
-        std::filesystem::create_directories(dir, ec);
-        if (ec || !std::filesystem::is_directory(dir, ec))
-            throw std::runtime_error(dir + ": cannot create report directory" + (ec ? ": " + ec.message() : ""));
-    }
+    make_directories(dir, "report");
     for (const std::string& name : names) check_writable((std::filesystem::path(dir) / name).string());
 }
 

@@ -43,6 +43,10 @@ void check_distinct_outputs(std::initializer_list<NamedOutput> outputs);
 // check_writable (the message led by its option), then check_distinct_outputs.
 void check_outputs(std::initializer_list<NamedOutput> outputs);
 
+// Creates `dir` and its parents (nothing for ""): throws std::runtime_error
+// naming it and `what` ("report", "baseline") when it cannot, or a file is in the way.
+void make_directories(const std::string& dir, const std::string& what);
+
 // A report's files, written as one set into `dir` (created with its parents):
 // every path is checked before the first file is written, so a failure leaves
 // the set there was (each file is whole or absent either way, but old and new

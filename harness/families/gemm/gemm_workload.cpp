@@ -88,9 +88,9 @@ void pack_b_panels(size_t nr, const float* b, size_t ldb, size_t nc, size_t kc, 
 // streams from L2 while each B panel (KC x NR, 128 KiB) is read once per tile;
 // the packed B block (KC x NC, up to 4 MiB) lives in L3.
 constexpr size_t kc_block = 1024;
-// But where B streams from memory straight into 16 x 16 tiles (avx512, M <= 32),
-// KC 512: the packed A panel (16 x 512 floats, 32 KiB) stays in L1 beside B's
-// lines. Zen 5 guest, m16n4096k1024, 1 thread, with the kernel's B prefetch
+// But where B streams from memory straight into 16 x 16 tiles (avx512, M <= 16
+// and N > 16: one packed A panel, B read in place), KC 512: the packed A panel
+// (16 x 512 floats, 32 KiB) stays in L1 beside B's lines. Zen 5 guest, m16n4096k1024, 1 thread, with the kernel's B prefetch
 // to L2, min ms per run over three runs each: KC 1024 0.87-0.98, 512 0.82-0.97,
 // 384 0.83-1.01, 256 0.89-1.00.
 constexpr size_t kc_block_b_streamed = 512;
@@ -175,7 +175,7 @@ GemmWorkload::GemmWorkload(const KernelCase& c)
       tile_(jit::gemm_tile(c.spec.isa, shape_.m, shape_.n)),  // shape_ is declared, so initialised, first
       a_in_place_(a_read_in_place(shape_, tile_)),
       m_panels_((shape_.m + tile_.mr - 1) / tile_.mr),
-      kc_(tile_.mr == 16 && m_panels_ <= straight_max_m_panels ? kc_block_b_streamed : kc_block),
+      kc_(tile_.mr == 16 && !a_in_place_ ? kc_block_b_streamed : kc_block),  // see kc_block_b_streamed
       split_(split_threads(m_panels_,
                            (std::min(nc_block, shape_.n) + tile_.nr - 1) / tile_.nr, c.threads,
                            in_place_max_m_panels(tile_.nr))) {

@@ -73,8 +73,9 @@ private:
     Vmm abcast(int i) const { return Vmm(acc_rows_ * nv() + nv() + (i % 2)); }
 
     // One k step; reg_b_ moves on by ldb. Every line of B is prefetched
-    // prefetch_distance steps ahead: in place, each k step is another row of B
-    // (a stride the hardware prefetchers follow badly), packed, the next lines.
+    // prefetch_distance steps ahead (b_streamed bodies: see there): in place,
+    // each k step is another row of B (a stride the hardware prefetchers follow
+    // badly), packed, the next lines.
     void k_step(int step) {
         const int a_bytes = a_in_place_ ? 4 : panel_rows_ * 4;  // from one k step to the next
         for (int j = 0; j < nv(); ++j) this->vmovups(bvec(j), this->ptr[reg_b_ + j * width * 4]);
@@ -246,20 +247,22 @@ private:
         store_tile();
     }
 
-    // avx512's 16-column bodies over packed A serve short M (at most two
-    // panels: the driver reads B in place), so B streams from memory a line per
-    // row, the rows a row of B apart (16 KiB at n4096). Its prefetches differ:
+    // avx512's 16-column bodies over packed A serve short M (M <= 16 and N >
+    // 16: the driver reads B in place), so B streams from memory a line per row,
+    // the rows a row of B apart (16 KiB at n4096). Their prefetches differ:
     // - Into L1 8 rows ahead, not prefetch_distance: every line of the panel
     //   falls in one L1 set (12 ways, a third of them the A panel's), so lines
     //   asked for 16 rows ahead were evicted before their turn.
-    // - Into L2 the same row's line of the panel b_next_panels on, a panel's k
-    //   loop early: the hardware prefetchers do not follow the stride, and from
-    //   memory 16 rows ahead is too late.
+    // - Into L2 the line of the panel b_next_panels on, prefetch_distance rows
+    //   ahead (row k + 16 of panel q + 4): b_next_panels panels' k loops early,
+    //   since the hardware prefetchers do not follow the stride, and from
+    //   memory 16 rows ahead is too late. (Row k of panel q + 4 instead read
+    //   0.88-0.99x oneDNN against 0.92-0.99x.)
     // Zen 5 guest, m16n4096k1024, 1 thread, vs oneDNN (median of paired
-    // ratios, three runs each): 0.71-0.79 before; L2 prefetch and K blocks
-    // of 512 (the driver's), 0.92-0.97; with L1 8 rows ahead, 0.97-1.03.
-    // With packed B (a partial A panel at N <= 16: one panel) the same
-    // prefetches ask for lines 8 and 20 steps ahead.
+    // ratios, three runs each): 0.71-0.79 before; L2 prefetch and K blocks of
+    // 512 (the driver's), 0.92-0.97; with L1 8 rows ahead, 0.97-1.03.
+    // Where B is packed or copied (a partial last B panel; a partial A panel
+    // at N <= 16) the same prefetches ask for lines 8 and 20 steps ahead.
     bool b_streamed() const { return Base::is_avx512 && nr_ == 16 && !a_in_place_; }
 
     // Row i of the A panel at the current k step: packed, i floats in; in place,
