@@ -1,5 +1,8 @@
 #include "jit_profile.hpp"
 
+#include "kernel/case_options.hpp"
+#include "quoted.hpp"
+
 #include "jit/code_regions.hpp"
 #include "report/file.hpp"
 #include "usage_error.hpp"
@@ -95,15 +98,14 @@ void announce(const jit::CodeRegionInfo& r) {
 
 }  // namespace
 
-JitProfileChoice parse_jit_profile(const std::string& text) {
+JitProfileChoice parse_jit_profile(const std::string& text, const std::string& where) {
     JitProfileChoice choice;
-    std::istringstream in(text);
-    for (std::string item; std::getline(in, item, ',');) {
+    if (text.empty()) return choice;
+    for (const std::string& item : split_list(text, "--jit-profile", where)) {
         if (item == "map") choice.map = true;
         else if (item == "jitdump") choice.jitdump = true;
-        else throw UsageError("unknown --jit-profile '" + item + "' (known: map, jitdump)");
+        else throw UsageError(where + ": unknown --jit-profile " + quoted_token(item) + " (known: map, jitdump)");
     }
-    if (!text.empty() && text.back() == ',') throw UsageError("--jit-profile '" + text + "' ends with a comma");
     return choice;
 }
 

@@ -19,8 +19,9 @@ struct JitProfileChoice {
     bool map = false, jitdump = false;
 };
 
-// "map", "jitdump", "map,jitdump" or "" (off); throws UsageError on anything else.
-JitProfileChoice parse_jit_profile(const std::string& text);
+// "map", "jitdump", "map,jitdump" or "" (off); throws UsageError on anything
+// else, prefixed with `where` (the command line, or BENCHFP_JIT_PROFILE).
+JitProfileChoice parse_jit_profile(const std::string& text, const std::string& where = "command line");
 
 // Opens the files and installs the observer of jit::Generator::build() for
 // the rest of the process. Returns notes to print (files not written, and why).

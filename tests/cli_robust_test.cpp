@@ -150,6 +150,11 @@ TEST(CliBadInput, NamesGivenTwiceAndBaselinesFromTwoPlacesAreRefused) {
     expect_usage_error("kernel --mode=list --isa=avx2,avx2 --batch=cases/gemm/ci", "command line: --isa names 'avx2' twice");
     expect_usage_error("kernel --mode=list --kernel=eltwise --isa=max,avx2 64", "'max' is avx2 here",
                        "BENCHFP_MAX_CPU_ISA=avx2");
+    expect_usage_error("kernel --mode=list --kernel=eltwise --jit-profile=map,map 64", "--jit-profile names 'map' twice");
+    expect_usage_error("kernel --mode=list --kernel=eltwise 64", "BENCHFP_JIT_PROFILE: unknown --jit-profile 'vtune'",
+                       "BENCHFP_JIT_PROFILE=vtune");
+    // CLI::Range printed this bound as 0.000000.
+    expect_usage_error("alloc profile --workload=strings --sample-rate=1e-10 --out=/dev/null", "not in range [1e-09, 1]");
     expect_usage_error("judge --current=x.json --baseline=b.json --baselines=results/baselines", "excludes");
     expect_usage_error("judge --current=x.json --baseline=b.json --baseline-runs=r.json", "excludes");
     expect_usage_error("judge --current=x.json --baseline-runs=r.json --suite=gate", "excludes");

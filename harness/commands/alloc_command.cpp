@@ -21,6 +21,14 @@ const CLI::Validator finite(
         return std::isfinite(value) ? std::string() : "not a finite number: " + text;
     },
     "FINITE");
+// CLI::Range's message prints its bounds with std::to_string: 1e-9 read
+// "0.000000", so "1e-10 not in range 0.000000 to 1.000000".
+const CLI::Validator probability_range(
+    [](std::string& text) {
+        const double value = std::strtod(text.c_str(), nullptr);
+        return value >= 1e-9 && value <= 1.0 ? std::string() : "Value " + text + " not in range [1e-09, 1]";
+    },
+    "FLOAT in [1e-09, 1]");
 }  // namespace
 
 void AllocProfileOptions::add_to(CLI::App& app) {
@@ -30,7 +38,7 @@ void AllocProfileOptions::add_to(CLI::App& app) {
                       ->check(CLI::Range(size_t{1}, size_t{1} << 40));
     auto* rate = app.add_option("--sample-rate", sample_rate, "sample each allocation with probability P")
                      ->check(finite)
-                     ->check(CLI::Range(1e-9, 1.0));
+                     ->check(probability_range);
     auto* every = app.add_flag("--all", all, "record every allocation");
     bytes->excludes(rate)->excludes(every);
     rate->excludes(every);

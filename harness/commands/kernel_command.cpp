@@ -89,8 +89,9 @@ KernelRun::KernelRun(const KernelRunOptions& options) : options_(options) {
     probe.c = &cases_.front();
     format_perf_line(options_.perf_template, probe);  // unknown tokens: exit 2 now, not later
     const char* env_profile = std::getenv("BENCHFP_JIT_PROFILE");
-    const JitProfileChoice profile =
-        parse_jit_profile(options_.jit_profile.empty() && env_profile ? env_profile : options_.jit_profile);
+    const bool from_env = options_.jit_profile.empty() && env_profile;
+    const JitProfileChoice profile = parse_jit_profile(from_env ? env_profile : options_.jit_profile,
+                                                       from_env ? "BENCHFP_JIT_PROFILE" : "command line");
     std::cerr << start_jit_profile(profile);
 }
 

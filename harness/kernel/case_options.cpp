@@ -9,6 +9,22 @@
 
 namespace benchfp::harness {
 
+// The items of option's comma-separated list, empty ones included (a trailing
+// comma's too: getline drops it), so that each caller refuses an empty name.
+// A name given twice (--frame=frame,frame) is refused: its cases would run and
+// count twice.
+std::vector<std::string> split_list(const std::string& list, const char* option, const std::string& where) {
+    std::vector<std::string> items;
+    std::stringstream in(list);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (!item.empty() && std::find(items.begin(), items.end(), item) != items.end())
+            throw UsageError(where + ": " + option + " names " + quoted_token(item) + " twice");
+        items.push_back(item);
+    }
+    if (items.empty() || list.back() == ',') items.push_back("");
+    return items;
+}
+
 void CaseOptions::add_to(CLI::App& app) {
     app.add_option("--kernel", kernel, "kernel family (list): " + family_names() + " (see --list)");
     app.add_option("--alg", alg, "algorithm of the family (list), e.g. relu,exp");

@@ -25,6 +25,11 @@ struct CaseOptions {
     CaseOptions over(const CaseOptions& base) const;
 };
 
+// The items of option's comma-separated list (--isa=sse41,avx2), empty ones
+// included, so that each caller refuses an empty name; a name given twice
+// throws UsageError prefixed with `where`.
+std::vector<std::string> split_list(const std::string& list, const char* option, const std::string& where);
+
 // Parses one batch-file line (comments after '#' removed) with the same options.
 // Throws UsageError prefixed with `where` ("file:line").
 CaseOptions parse_batch_line(const std::string& line, const std::string& where);

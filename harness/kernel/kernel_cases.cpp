@@ -19,22 +19,6 @@ namespace {
 
 constexpr int max_batch_depth = 16;
 
-// The items of option's comma-separated list, empty ones included (a trailing
-// comma's too: getline drops it), so that each caller refuses an empty name.
-// A name given twice (--frame=frame,frame) is refused: its cases would run and
-// count twice.
-std::vector<std::string> split_list(const std::string& list, const char* option, const std::string& where) {
-    std::vector<std::string> items;
-    std::stringstream in(list);
-    for (std::string item; std::getline(in, item, ',');) {
-        if (!item.empty() && std::find(items.begin(), items.end(), item) != items.end())
-            throw UsageError(where + ": " + option + " names " + quoted_token(item) + " twice");
-        items.push_back(item);
-    }
-    if (items.empty() || list.back() == ',') items.push_back("");
-    return items;
-}
-
 // Each list option where it is written (the command line, or a batch line),
 // so that an item given twice is blamed on its source, not on a batch line
 // the command line overrides.
