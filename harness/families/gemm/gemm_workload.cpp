@@ -90,9 +90,10 @@ void pack_b_panels(size_t nr, const float* b, size_t ldb, size_t nc, size_t kc, 
 constexpr size_t kc_block = 1024;
 // But where B streams from memory straight into 16 x 16 tiles (avx512, M <= 16
 // and N > 16: one packed A panel, B read in place), KC 512: the packed A panel
-// (16 x 512 floats, 32 KiB) stays in L1 beside B's lines. Zen 5 guest, m16n4096k1024, 1 thread, with the kernel's B prefetch
-// to L2, min ms per run over three runs each: KC 1024 0.87-0.98, 512 0.82-0.97,
-// 384 0.83-1.01, 256 0.89-1.00.
+// (16 x 512 floats, 32 KiB) stays in L1 beside B's lines. Zen 5 guest,
+// m16n4096k1024, 1 thread, with the kernel's B prefetch to L2, vs oneDNN (the
+// median of paired ratios, 3-6 runs each): KC 1024 0.84-0.89, 512 0.87-0.99,
+// 384 0.88-0.98, 256 0.85-0.92.
 constexpr size_t kc_block_b_streamed = 512;
 constexpr size_t nc_block = 1024;
 constexpr size_t mc_tiles = 8;  // MC = mc_tiles * MR

@@ -259,7 +259,7 @@ private:
     //   memory 16 rows ahead is too late. (Row k of panel q + 4 instead read
     //   0.88-0.99x oneDNN against 0.92-0.99x.)
     // Zen 5 guest, m16n4096k1024, 1 thread, vs oneDNN (median of paired
-    // ratios, three runs each): 0.71-0.79 before; L2 prefetch and K blocks of
+    // ratios, 3-8 runs each): 0.71-0.86 before; L2 prefetch and K blocks of
     // 512 (the driver's), 0.92-0.97; with L1 8 rows ahead, 0.97-1.03.
     // Where B is packed or copied (a partial last B panel; a partial A panel
     // at N <= 16) the same prefetches ask for lines 8 and 20 steps ahead.
