@@ -65,13 +65,13 @@ int run_onednn_comparison(AuditRequest request, uint64_t delay_ms, const std::st
        << "| program | thread | JIT samples | full | skipped-caller | broken | prologue | unwind rate | "
           "reaches main/thread start | most broken samples: rbp last written by (what rbp held) |\n"
        << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+    const std::vector<Subject> programs = subjects(delay_ms, request.duration_ms);
     // Every report's place checked before the first program is sampled.
     if (!report_dir.empty()) {
         report::check_file_set(report_dir, {"summary.md"});
-        for (const Subject& s : subjects(delay_ms, request.duration_ms))
-            report::check_file_set(report_dir + "/" + s.name, audit_report_files());
+        for (const Subject& s : programs) report::check_file_set(report_dir + "/" + s.name, audit_report_files());
     }
-    for (const Subject& s : subjects(delay_ms, request.duration_ms)) {
+    for (const Subject& s : programs) {
         std::cerr << "benchfp audit: " << s.name << " ...\n";
         const AuditReport report = audit_started(s.argv, delay_ms, request);
         rows(md, s.name, report);

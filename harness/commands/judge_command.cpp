@@ -89,14 +89,6 @@ void make_directory(const fs::path& dir, const std::string& what) {
     }
 }
 
-void write(const fs::path& path, const std::string& text) {
-    try {
-        report::write_file(path.string(), text);
-    } catch (const std::runtime_error& e) {
-        throw report::InputError(e.what());
-    }
-}
-
 std::vector<report::RunResults> read_by_machine(const std::vector<std::string>& paths, const report::Tolerances& t) {
     std::vector<report::RunResults> runs;
     for (const std::string& path : paths) runs.push_back(report::read_run(path));
