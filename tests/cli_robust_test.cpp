@@ -87,6 +87,17 @@ TEST(CliRobust, WriteErrorsAreStatus2WithThePath) {
     expect_run(run_shell(std::string("(") + BENCHFP_BIN + " --version > /dev/full)"), 2, {"standard output"});
 }
 
+TEST(CliRobust, ARunsOutputsAreWrittenAllOrNone) {
+    // The JSON summary's write fails after the checks: the profile beside it is not written either.
+    const std::string profile = temp_path("none.pb.gz");
+    expect_run(run_benchfp("alloc profile --workload=structs --out=" + profile + " --json=/dev/full"), 2,
+               {"/dev/full", "No space left"});
+    EXPECT_FALSE(std::filesystem::exists(profile));
+    const std::string csv = temp_path("none.csv");
+    expect_run(run_benchfp("kernel --mode=corr --csv=" + csv + " --json=/dev/full 1024"), 2, {"/dev/full"});
+    EXPECT_FALSE(std::filesystem::exists(csv));
+}
+
 TEST(CliBadInput, AllocSampleRateNanAndUnknownSubcommand) {
     const std::string out = temp_path("nan.pb.gz");
     expect_usage_error("alloc profile --workload=structs --sample-rate=nan --out=" + out, "--sample-rate");

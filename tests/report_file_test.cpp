@@ -93,3 +93,45 @@ TEST(ReportFile, AFifoWithNoReaderIsAnErrorNotAHang) {
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     EXPECT_THROW(write_file(fifo.string(), "x"), std::runtime_error);
 }
+
+TEST(ReportFile, AFileSetIsWrittenWholeOrNotAtAll) {
+    TempDir dir;
+    fs::create_directories(dir.path / "a");
+    fs::create_directories(dir.path / "b");
+    write_file(dir.path / "a" / "one", "old one");
+    write_file(dir.path / "b" / "two", "old two");
+    // The third file's write fails (/dev/full) after the first two temporaries are written.
+    EXPECT_THROW(benchfp::report::write_files({{(dir.path / "a" / "one").string(), "new one"},
+                                               {(dir.path / "b" / "two").string(), "new two"},
+                                               {"/dev/full", "x"}}),
+                 std::runtime_error);
+    EXPECT_EQ(read(dir.path / "a" / "one"), "old one");
+    EXPECT_EQ(read(dir.path / "b" / "two"), "old two");
+    EXPECT_EQ(entries(dir.path / "a"), 1u);  // no temporary stays
+    EXPECT_EQ(entries(dir.path / "b"), 1u);
+    // A file whose directory is missing: the same.
+    EXPECT_THROW(benchfp::report::write_files({{(dir.path / "a" / "one").string(), "new one"},
+                                               {(dir.path / "no-such-dir" / "x").string(), "x"}}),
+                 std::runtime_error);
+    EXPECT_EQ(read(dir.path / "a" / "one"), "old one");
+    EXPECT_EQ(entries(dir.path / "a"), 1u);
+    benchfp::report::write_files(
+        {{(dir.path / "a" / "one").string(), "new one"}, {(dir.path / "b" / "two").string(), "new two"}});
+    EXPECT_EQ(read(dir.path / "a" / "one"), "new one");
+    EXPECT_EQ(read(dir.path / "b" / "two"), "new two");
+}
+
+TEST(ReportFile, CheckWritableAsksTheFileSystemNotTheModeBits) {
+    TempDir dir;
+    EXPECT_NO_THROW(benchfp::report::check_writable((dir.path / "new.json").string()));
+    EXPECT_EQ(entries(dir.path), 0u);  // the probe is removed
+    // sysfs takes no new file even from root, whom access() lets through.
+    if (fs::is_directory("/sys/kernel")) {
+        try {
+            benchfp::report::check_writable("/sys/kernel/benchfp-probe.json");
+            FAIL() << "a file in /sys/kernel passed the check";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("/sys/kernel/benchfp-probe.json"), std::string::npos) << e.what();
+        }
+    }
+}

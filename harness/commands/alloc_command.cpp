@@ -110,12 +110,14 @@ int run_alloc_profile(const AllocProfileOptions& o) {
         static_cast<int64_t>(ms * 1e6), std::string("benchfp alloc profile --workload=") + workload->name};
     const auto unit = o.folded_unit == "objects" ? alloc::FoldedUnit::objects : alloc::FoldedUnit::bytes;
     try {
-        report::write_file(o.out, alloc::to_pprof_gz(profile, naming, run, &snapshot));
-        if (!o.folded.empty()) report::write_file(o.folded, alloc::to_folded(profile, naming, unit));
+        // All of the run's outputs rendered, then written as one set: a failed write leaves none of them new.
+        std::vector<report::NamedText> outputs{{o.out, alloc::to_pprof_gz(profile, naming, run, &snapshot)}};
+        if (!o.folded.empty()) outputs.push_back({o.folded, alloc::to_folded(profile, naming, unit)});
         const nlohmann::json summary = alloc::to_json_summary(profile, naming, &snapshot, o.inuse_at);
         // Symbol and type names are bytes from ELF files, not always UTF-8: replaced, not thrown on.
         if (!o.json.empty())
-            report::write_file(o.json, summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+            outputs.push_back({o.json, summary.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"});
+        report::write_files(outputs);
         std::cout << "alloc profile: workload=" << workload->name << " samples=" << profile.allocations.size()
                   << " sampled-frees=" << profile.frees.size() << " alloc_objects~"
                   << std::llround(summary["totals"]["alloc_objects"].get<double>()) << " alloc_space~"

@@ -250,9 +250,12 @@ void KernelRun::finish() {
         exit_status_ = std::max(exit_status_, 1);
     }
     try {
+        // Both or neither: a new results file beside an old CSV would read as one run.
+        std::vector<report::NamedText> outputs;
         if (!options_.json_path.empty())
-            report::write_results_json(options_.json_path, host_info(isa_cap_), results_, summary_);
-        if (!options_.csv_path.empty()) report::write_file(options_.csv_path, csv_rows_);
+            outputs.push_back({options_.json_path, report::results_json(host_info(isa_cap_), results_, summary_)});
+        if (!options_.csv_path.empty()) outputs.push_back({options_.csv_path, csv_rows_});
+        report::write_files(outputs);
     } catch (const std::exception& e) {
         std::cerr << "benchfp: " << e.what() << '\n';
         exit_status_ = 2;

@@ -1,6 +1,5 @@
 #include "report/case_result.hpp"
 
-#include "report/file.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -64,8 +63,7 @@ std::string results_schema_problem(const nlohmann::json& doc) {
            old_results_schema + "\"}}), found \"" + found + "\"";
 }
 
-void write_results_json(const std::string& path, const nlohmann::json& host, const std::vector<CaseResult>& results,
-                        const Summary& summary) {
+std::string results_json(const nlohmann::json& host, const std::vector<CaseResult>& results, const Summary& summary) {
     nlohmann::json doc;
     doc["schema"] = results_schema;
     // Every duration in the file is milliseconds (its name ends in ms); perf's flops and bytes are per call.
@@ -86,7 +84,7 @@ void write_results_json(const std::string& path, const nlohmann::json& host, con
         record["repro"] = r.repro;
         doc["cases"].push_back(std::move(record));
     }
-    write_file(path, doc.dump(2) + "\n");
+    return doc.dump(2) + "\n";
 }
 
 }  // namespace benchfp::report

@@ -40,9 +40,8 @@ inline constexpr const char* old_results_schema = "benchfp.results/1";
 bool claims_results_json(const nlohmann::json& doc);
 std::string results_schema_problem(const nlohmann::json& doc);
 
-// Writes {"schema": results_schema, "units": ..., "host": host, "summary": ..., "cases": [records]}.
-// Throws std::runtime_error naming the file when it cannot be written.
-void write_results_json(const std::string& path, const nlohmann::json& host, const std::vector<CaseResult>& results,
-                        const Summary& summary);
+// The results file's text: {"schema": results_schema, "units": ..., "host": host,
+// "summary": ..., "cases": [records]}.
+std::string results_json(const nlohmann::json& host, const std::vector<CaseResult>& results, const Summary& summary);
 
 }  // namespace benchfp::report

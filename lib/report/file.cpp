@@ -100,29 +100,81 @@ int write_fully(int fd, std::string_view data) {
     return 0;
 }
 
-void write_file(const std::string& named, std::string_view data) {
+namespace {
+
+// One file of a set on its way: its bytes in a temporary beside `path`, flushed
+// and closed, waiting for the rename; or, for a path written in place (a device,
+// a FIFO), nothing yet (`temporary` empty).
+struct Staged {
+    std::string named;      // as the caller gave it, for messages
+    std::string path;       // where it goes: `named`, a symbolic link resolved
+    std::string temporary;  // empty: written in place
+    std::string_view data;
+};
+
+Staged stage(const std::string& named, std::string_view data) {
     if (named.empty()) throw std::runtime_error("cannot write a file with an empty name");
     struct stat existing{};
     const bool exists = ::stat(named.c_str(), &existing) == 0;
     if (exists && S_ISDIR(existing.st_mode)) fail(named, "it is a directory", EISDIR);
     // /dev/stdout is a link to a pipe or terminal: written through the name given.
-    if (exists && !S_ISREG(existing.st_mode)) return write_in_place(named, data);
-    const std::string path = resolve_link(named);
-
-    std::string temporary;
-    const int fd = create_temporary(path, temporary);
-    if (fd < 0) fail(named, "create a temporary file in " + directory_of(path), errno);
+    if (exists && !S_ISREG(existing.st_mode)) return {named, named, "", data};
+    Staged staged{named, resolve_link(named), "", data};
+    const int fd = create_temporary(staged.path, staged.temporary);
+    if (fd < 0) fail(named, "create a temporary file in " + directory_of(staged.path), errno);
     // A replaced file keeps its permissions.
     int error = exists && ::fchmod(fd, existing.st_mode & 07777) != 0 ? errno : 0;
     if (!error) error = write_fully(fd, data);
     if (!error && ::fsync(fd) != 0) error = errno;
     if (::close(fd) != 0 && !error) error = errno;
-    if (!error && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
     if (error) {
-        ::unlink(temporary.c_str());
-        fail(path, "write", error);
+        ::unlink(staged.temporary.c_str());
+        fail(staged.path, "write", error);
     }
-    if (const int synced = sync_directory(directory_of(path))) fail(path, "sync its directory", synced);
+    return staged;
+}
+
+void discard(const std::vector<Staged>& staged, size_t from = 0) {
+    for (size_t i = from; i < staged.size(); ++i)
+        if (!staged[i].temporary.empty()) ::unlink(staged[i].temporary.c_str());
+}
+
+// Two phases, so that a failure leaves every file as it was: first every
+// temporary is written and every in-place file (whose write cannot be undone,
+// so after all the temporaries succeeded); only then is each temporary renamed
+// over its file. A rename within one directory fails only when the file system
+// does (EIO, a read-only remount): the files renamed before it are then new
+// and the message says which one was not.
+void write_all(const std::vector<std::pair<std::string, std::string_view>>& files) {
+    std::vector<Staged> staged;
+    try {
+        for (const auto& [path, data] : files) staged.push_back(stage(path, data));
+        for (const Staged& s : staged)
+            if (s.temporary.empty()) write_in_place(s.path, s.data);
+    } catch (...) {
+        discard(staged);
+        throw;
+    }
+    for (size_t i = 0; i < staged.size(); ++i) {
+        if (staged[i].temporary.empty() || ::rename(staged[i].temporary.c_str(), staged[i].path.c_str()) == 0)
+            continue;
+        const int error = errno;
+        discard(staged, i);
+        fail(staged[i].path, i == 0 ? "rename" : "rename (the files before it in this set are written)", error);
+    }
+    for (const Staged& s : staged)
+        if (!s.temporary.empty())
+            if (const int synced = sync_directory(directory_of(s.path))) fail(s.path, "sync its directory", synced);
+}
+
+}  // namespace
+
+void write_file(const std::string& path, std::string_view data) { write_all({{path, data}}); }
+
+void write_files(const std::vector<NamedText>& files) {
+    std::vector<std::pair<std::string, std::string_view>> all;
+    for (const NamedText& file : files) all.emplace_back(file.name, file.text);
+    write_all(all);
 }
 
 void check_writable(const std::string& path) {
@@ -136,6 +188,14 @@ void check_writable(const std::string& path) {
     }
     const std::string directory = directory_of(path);
     if (::access(directory.c_str(), W_OK | X_OK) != 0) fail(path, "its directory " + directory, errno);
+    // access() answers from the mode bits, and root passes it on /sys or a
+    // read-only mount: a temporary created and removed is the file system's answer.
+    std::string probe;
+    const std::string target = resolve_link(path);
+    const int fd = create_temporary(target, probe);
+    if (fd < 0) fail(path, "create a temporary file in " + directory_of(target), errno);
+    ::close(fd);
+    ::unlink(probe.c_str());
 }
 
 void check_distinct_outputs(std::initializer_list<NamedOutput> outputs) {
@@ -188,7 +248,9 @@ void write_file_set(const std::string& dir, const std::vector<NamedText>& files)
     std::vector<std::string> names;
     for (const NamedText& file : files) names.push_back(file.name);
     check_file_set(dir, names);
-    for (const NamedText& file : files) write_file((std::filesystem::path(dir) / file.name).string(), file.text);
+    std::vector<NamedText> paths;
+    for (const NamedText& file : files) paths.push_back({(std::filesystem::path(dir) / file.name).string(), file.text});
+    write_files(paths);
 }
 
 }  // namespace benchfp::report

@@ -26,8 +26,9 @@ void write_file(const std::string& path, std::string_view data);
 int write_fully(int fd, std::string_view data);
 
 // Throws std::runtime_error naming `path` unless a file can be created there
-// (its directory exists and is writable, it is not a directory): to check an
-// output path before a long run rather than after it.
+// (its directory exists and takes a new file, which is created and removed
+// again; it is not a directory): to check an output path before a long run
+// rather than after it. A device or FIFO is checked for write permission only.
 void check_writable(const std::string& path);
 
 // Throws std::runtime_error naming both options unless the non-empty paths of
@@ -47,10 +48,9 @@ void check_outputs(std::initializer_list<NamedOutput> outputs);
 // naming it and `what` ("report", "baseline") when it cannot, or a file is in the way.
 void make_directories(const std::string& dir, const std::string& what);
 
-// A report's files, written as one set into `dir` (created with its parents):
-// every path is checked before the first file is written, so a failure leaves
-// the set there was (each file is whole or absent either way, but old and new
-// files side by side would read as one report). check_file_set makes the same
+// A report's files, written as one set into `dir` (created with its parents)
+// by write_files: a failure leaves the set there was (each file is whole or
+// absent either way, but old and new files side by side would read as one report). check_file_set makes the same
 // checks and writes nothing: before a long run rather than after it. Both throw
 // std::runtime_error naming the path.
 struct NamedText {
@@ -58,5 +58,12 @@ struct NamedText {
 };
 void check_file_set(const std::string& dir, const std::vector<std::string>& names);
 void write_file_set(const std::string& dir, const std::vector<NamedText>& files);
+
+// Writes several files (each `name` a path) as write_file does each, but in two
+// phases, so that a failure leaves every one of them as it was: all temporaries
+// are written (and the in-place files) before the first rename. For one run's
+// outputs in different folders (a profile, its folded stacks, its summary),
+// where one file new beside another one old would read as one run.
+void write_files(const std::vector<NamedText>& files);
 
 }  // namespace benchfp::report
