@@ -116,7 +116,10 @@ void on_trap(int, siginfo_t*, void* context) {
     key.depth = 1;
     // The frame-pointer walk a profiler does, reading only inside this thread's stack.
     uint64_t bp = static_cast<uint64_t>(regs[REG_RBP]);
-    while (key.depth < max_depth && bp >= r->stack_lo && bp + 16 <= r->stack_hi && (bp & 7) == 0) {
+    // stack_hi - bp >= 16 once bp < stack_hi, not bp + 16 <= stack_hi: under
+    // clobber rbp holds kernel data, and a value within 16 of 2^64 (a pointer
+    // offset computed from a negative index) wrapped past that test into a read of address 0..8.
+    while (key.depth < max_depth && bp >= r->stack_lo && bp < r->stack_hi && r->stack_hi - bp >= 16 && (bp & 7) == 0) {
         const uint64_t ret = *reinterpret_cast<const uint64_t*>(bp + 8);
         if (!ret) break;
         key.frames[key.depth++] = ret;

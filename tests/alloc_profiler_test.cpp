@@ -6,6 +6,7 @@
 #include "perf/symbols.hpp"
 
 #include <gtest/gtest.h>
+#include <xbyak/xbyak.h>
 
 #include <algorithm>
 #include <atomic>
@@ -83,6 +84,36 @@ TEST(Profiler, EveryPathRecordsExactlyOnceWithItsTypeAndStack) {
         }
         for (void* p : blocks) alloc::free(p);
     }
+}
+
+// Code that keeps data in rbp (a JIT kernel under clobber, a caller built
+// without frame pointers) calling the allocator: rbp = -8 at the call.
+struct CallWithRbpNear2To64 : Xbyak::CodeGenerator {
+    CallWithRbpNear2To64() {
+        push(rbp);
+        push(rbx);
+        sub(rsp, 8);  // 16-byte aligned at the call
+        mov(rbp, -8);
+        mov(edi, 40);
+        mov(rax, reinterpret_cast<uintptr_t>(&alloc::pool_alloc));
+        call(rax);
+        add(rsp, 8);
+        pop(rbx);
+        pop(rbp);
+        ret();
+    }
+};
+
+TEST(Profiler, ACallerWhoseRbpIsNear2To64EndsTheStack) {
+    // The walk once tested at + 16 > stack_hi, which wraps for a frame pointer
+    // of -8, and read address 0: the recording process died of SIGSEGV.
+    CallWithRbpNear2To64 code;
+    const auto call = code.getCode<void* (*)()>();
+    void* p = nullptr;
+    const auto profile = record_all([&] { p = call(); });
+    alloc::free(p);
+    ASSERT_EQ(profile.allocations.size(), 1u);
+    EXPECT_FALSE(profile.allocations[0].stack.empty());
 }
 
 TEST(Profiler, FreesOfSampledObjectsGiveTheInUseProfile) {

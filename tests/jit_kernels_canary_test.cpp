@@ -145,7 +145,7 @@ TEST_P(CanariesFma, GemmReadsAInPlace) {
 
 TEST_P(CanariesFma, ConvWithSpills) {
     ConvArgs args{buf.a.data(), buf.b.data(), buf.c.data(), 5, 5, 3, 21, 5, 3, 3, 1, 1, 1, 1, 1, 1, 0, 5, 0, 0};
-    conv_set_interior(args);
+    conv_set_blocks(args);
     const auto kernel = make_conv_kernel(isa(), policy());
     EXPECT_GT(kernel->gprs().spilled(), 0);
     expect_restored(*kernel, &args);

@@ -123,6 +123,23 @@ TEST(JitVerifier, CatchesRbpWrittenOnlyInARarelyTakenBranch) {
     EXPECT_FALSE(executed(t, k->mark));
 }
 
+TEST(StepSession, ARbpNear2To64IsNoFramePointerToRead) {
+    // Under clobber rbp is data: here -8, as a pointer offset computed from a
+    // negative index is. The stepper's walk once tested bp + 16 <= stack_hi,
+    // which wraps for it, and read address 0: the harness died of SIGSEGV.
+    auto k = build(jit::FramePolicy::clobber, [](TestKernel& g) {
+        g.setup_done();
+        g.mov(g.data, -8);
+        g.mark_here();
+        g.mov(rax, ptr[rdi]);
+    });
+    ASSERT_EQ(k->data, rbp);
+    const step::ThreadSteps t = step_once(*k, &word);
+    ASSERT_TRUE(executed(t, k->mark));
+    for (const auto& c : t.chains)
+        if (c.offset == k->mark) EXPECT_EQ(c.depth, 1u) << "a chain walked from rbp = -8";
+}
+
 TEST(JitVerifier, CatchesAnEpilogueThatForgetsR12) {
     auto k = build(jit::FramePolicy::preserve, [](TestKernel& g) {
         g.setup_done();

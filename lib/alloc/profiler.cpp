@@ -368,7 +368,10 @@ bool stays_stopped() {
     uint32_t depth = 0;
     while (fp) {
         const auto at = reinterpret_cast<uintptr_t>(fp);
-        if ((at & 7) != 0 || at < t.stack_lo || at + 16 > t.stack_hi) break;
+        // stack_hi - at < 16 once at < stack_hi, not at + 16 > stack_hi, which wraps
+        // for a frame pointer within 16 of 2^64 (rbp holding data in a caller
+        // compiled without frame pointers, or a JIT kernel's).
+        if ((at & 7) != 0 || at < t.stack_lo || at >= t.stack_hi || t.stack_hi - at < 16) break;
         const uintptr_t ret = fp[1];
         if (!ret) break;
         if (static_cast<int>(depth) == max_depth) {

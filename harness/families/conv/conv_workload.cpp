@@ -74,7 +74,7 @@ jit::ConvArgs ConvWorkload::args_for(size_t n, size_t oh_begin, size_t oh_end) c
                     const_cast<float*>(dst_.data()) + n * s_.oh * s_.ow * s_.oc,
                     i(s_.ih), i(s_.iw), i(s_.ic), i(s_.oc), i(s_.ow), i(s_.kh), i(s_.kw), i(s_.sh), i(s_.sw),
                     i(s_.ph), i(s_.pw), i(s_.dh + 1), i(s_.dw + 1), i(oh_begin), i(oh_end), 0, 0};
-    jit::conv_set_interior(a);
+    jit::conv_set_blocks(a);
     return a;
 }
 

@@ -12,14 +12,19 @@ using namespace Xbyak::util;
 
 bool conv_supports(Isa isa) { return isa == Isa::avx2 || isa == Isa::avx512; }
 
-void conv_set_interior(ConvArgs& a) {
+void conv_set_blocks(ConvArgs& a) {
     // Column ow reads input columns ow*sw - pw + k*dw1 for k in [0, kw): all inside
-    // [0, iw) from ceil(pw / sw) to floor((iw - 1 + pw - (kw - 1) * dw1) / sw).
+    // [0, iw) from `first` = ceil(pw / sw) to `end` - 1 = floor((iw - 1 + pw - (kw - 1) * dw1) / sw).
+    // For one tap, the columns whose input is outside are a prefix of the row no
+    // longer than the first tap's (the columns before `first`) and a suffix no
+    // longer than the last tap's (from `end`): the blocks start at most
+    // conv_border_columns before `first` and end at most that far after `end`,
+    // so that no tap leaves more than that many columns of a block out at either end.
     const int64_t first = (a.pw + a.sw - 1) / a.sw;
     const int64_t reach = a.iw - 1 + a.pw - (a.kw - 1) * a.dw1;
     const int64_t end = reach < 0 ? 0 : std::min(a.ow, reach / a.sw + 1);
-    a.ow_full_begin = std::min(first, end);
-    a.ow_full_end = end;
+    a.ow_block_end = std::min(a.ow, end + conv_border_columns);
+    a.ow_block_begin = std::min(std::max<int64_t>(0, first - conv_border_columns), a.ow_block_end);
 }
 
 namespace {
@@ -32,11 +37,15 @@ namespace {
 // avx512 (32 registers): 6 x 4 = 24 accumulators + 4 weights + 1 broadcast.
 // Both keep at least 8 FMAs independent, the 2 pipes x 4 cycles of FMA latency.
 //
-// A single column (where the taps reach into the padding) has no column to
-// reuse weights across: its FMAs take the weights from memory, and it blocks
-// nb_single oc vectors instead, so that 8 FMAs are independent. With nb 2 its
-// 2 accumulator chains ran at a quarter of the FMA rate, and the two padded
-// columns of a 28-column row cost as much as 5 inside ones.
+// The padded columns at a row's ends join the blocks (block_tap), up to
+// conv_border_columns at each end. Computed one at a time, they had no column
+// to reuse weights across: each FMA took its weight vector from L2, 64 bytes
+// per FMA where a block of 6 takes 11, and the two padded columns of a
+// 28-column row cost 2.2 inside ones each (mb1ic128ih28oc128kh3ph1 at avx512:
+// 0.94-0.96x oneDNN, 1.02-1.03x in blocks; iw30 without padding read 1.01).
+// A single column (where the padding reaches further in) still takes the
+// weights from memory, and blocks nb_single oc vectors, so that 8 FMAs are
+// independent (with nb 2 its 2 accumulator chains ran at a quarter of the FMA rate).
 template <typename Vmm>
 struct Blocking {
     static constexpr int ur = 6;  // at most 6: columns are addressed from two bases (see column())
@@ -81,8 +90,8 @@ private:
     static constexpr size_t shape_count = 17;
     static constexpr const char* shape_names[shape_count] = {
         "ih", "iw", "ic",  "oc",  "ow",       "kh",     "kw",            "sh",         "sw",
-        "ph", "pw", "dh1", "dw1", "oh_begin", "oh_end", "ow_full_begin", "ow_full_end"};
-    enum Shape { IH, IW, IC, OC, OW, KH, KW, SH, SW, PH, PW, DH1, DW1, OH_BEGIN, OH_END, OW_FULL_BEGIN, OW_FULL_END };
+        "ph", "pw", "dh1", "dw1", "oh_begin", "oh_end", "ow_block_begin", "ow_block_end"};
+    enum Shape { IH, IW, IC, OC, OW, KH, KW, SH, SW, PH, PW, DH1, DW1, OH_BEGIN, OH_END, OW_BLOCK_BEGIN, OW_BLOCK_END };
     const Xbyak::Operand& shape(Shape s) const { return shape_[s].operand(); }
 
     std::string role_of(const GprValue* v) const {
@@ -132,9 +141,10 @@ private:
         this->add(t0_, t1_);
     }
 
-    // The ic loop of one tap: one broadcast per column, the weights into registers
-    // (reused by every column), or for a single column FMA memory operands.
-    void ic_loop(int ur, int nb, bool tail) {
+    // The ic loop of one tap for columns [lo, hi) of a block of ur: one broadcast
+    // per column, the weights into registers (reused by every column), or for a
+    // single column FMA memory operands.
+    void ic_loop(int ur, int nb, bool tail, int lo, int hi) {
         Label loop;
         this->mov(ic_left_, shape(IC));
         this->loop_head(loop);
@@ -148,13 +158,13 @@ private:
                 if (tail && v == nb - 1) this->load_tail(wvec(ur, nb, v), w);
                 else this->uni_load(wvec(ur, nb, v), w);
             }
-            for (int c = 0; c < ur; ++c) {
+            for (int c = lo; c < hi; ++c) {
                 this->uni_broadcast(b, this->ptr[column(p_src_, p_src3_, col_, c)]);
                 for (int v = 0; v < nb; ++v) this->vfmadd231ps(acc(nb, c, v), wvec(ur, nb, v), b);
             }
         }
-        this->add(p_src_, 4);
-        if (ur > 3) this->add(p_src3_, 4);
+        if (lo < 3) this->add(p_src_, 4);
+        if (hi > 3) this->add(p_src3_, 4);
         this->add(p_wei_, oc4_);
         this->dec(ic_left_);
         this->jnz(loop, near);
@@ -179,10 +189,45 @@ private:
         this->add(p_wei_, wei_.operand());
     }
 
+    // The ic loops of one tap for a block of ur columns, t0 the input column of
+    // its column 0: the columns whose input lies inside the image are [lo, hi),
+    // with lo and ur - hi at most conv_border_columns (conv_set_blocks), found by
+    // stepping t0 from the first column and ic_left (free until the ic loop) from
+    // the last; an ic loop for each (lo, hi), then on to `next`. One ic loop for
+    // all of them, with a column's broadcast address or accumulator chosen at run
+    // time, would cost every interior block's inner loop.
+    void block_tap(int ur, int nb, bool tail, const Label& next) {
+        constexpr int border = static_cast<int>(conv_border_columns);
+        Label lo_is[border + 1], loop_for[border + 1][border + 1];  // loop_for[lo][ur - hi]
+        this->mov(ic_left_, shape(SW));
+        this->imul(ic_left_, ic_left_, ur - 1);
+        this->add(ic_left_, t0_);
+        for (int lo = 0; lo < border; ++lo) {
+            if (lo > 0) this->add(t0_, shape(SW));
+            this->cmp(t0_, 0);
+            this->jge(lo_is[lo], near);
+        }
+        for (int lo = border; lo >= 0; --lo) {
+            this->L(lo_is[lo]);
+            for (int cut = 0; cut < border; ++cut) {
+                if (cut > 0) this->sub(ic_left_, shape(SW));
+                this->cmp(ic_left_, shape(IW));
+                this->jl(loop_for[lo][cut], near);
+            }
+            this->jmp(loop_for[lo][border], near);
+        }
+        for (int lo = 0; lo <= border; ++lo)
+            for (int cut = 0; cut <= border; ++cut) {
+                this->L(loop_for[lo][cut]);
+                if (lo < ur - cut) ic_loop(ur, nb, tail, lo, ur - cut);
+                this->jmp(next, near);
+            }
+    }
+
     // One pass over all taps for ur columns from ow x nb oc vectors at oc_off; `tail`:
     // the last vector is partial. Rows outside the image are skipped per tap; columns
-    // too, for a single column (ur 1). A block of columns (ur > 1) must lie in
-    // [ow_full_begin, ow_full_end), where every tap is inside the image.
+    // too: a single column (ur 1) skips the tap, a block of columns (ur > 1), which
+    // lies in [ow_block_begin, ow_block_end), runs it for the columns inside (block_tap).
     void pass(int ur, int nb, bool tail) {
         for (int c = 0; c < ur; ++c)
             for (int v = 0; v < nb; ++v) this->uni_zero(acc(nb, c, v));
@@ -211,7 +256,8 @@ private:
             this->jge(kw_next, near);
         }
         tap_pointers(ur);
-        ic_loop(ur, nb, tail);
+        if (ur == 1) ic_loop(1, nb, tail, 0, 1);
+        else block_tap(ur, nb, tail, kw_next);
         this->L(kw_next);
         this->inc(kw_.operand());
         this->jmp(kw_loop, near);
@@ -270,12 +316,13 @@ private:
         this->L(done);
     }
 
-    // One output row: single columns where the taps reach into the padding, and
-    // blocks of columns inside [ow_full_begin, ow_full_end): UR columns while
+    // One output row: single columns outside [ow_block_begin, ow_block_end) (where
+    // the taps reach further into the padding than a block takes), and
+    // blocks of columns inside it: UR columns while
     // 2 * UR or more are left, then the larger and the smaller half of what is
     // left (4+3 to 6+5 columns), or all of it when UR or fewer are left. Blocks
     // of 4 or more keep 8 independent FMAs (2 pipes x 4 cycles) at avx2. Moving
-    // a last UR block left to end at ow_full_end instead recomputed up to
+    // a last UR block left to end at ow_block_end instead recomputed up to
     // UR - 1 columns: 4 of 30 on a 28-column row.
     void row() {
         Label loop, done;
@@ -285,10 +332,10 @@ private:
         this->mov(t0_, ow_.operand());
         this->cmp(t0_, shape(OW));
         this->jge(done, near);
-        this->cmp(t0_, shape(OW_FULL_BEGIN));
+        this->cmp(t0_, shape(OW_BLOCK_BEGIN));
         this->jl(by_size[1], near);
-        this->mov(t1_, shape(OW_FULL_END));
-        this->sub(t1_, t0_);  // t1 = full columns left
+        this->mov(t1_, shape(OW_BLOCK_END));
+        this->sub(t1_, t0_);  // t1 = block columns left
         this->jle(by_size[1], near);
         this->cmp(t1_, 2 * UR);
         this->jge(by_size[UR], near);

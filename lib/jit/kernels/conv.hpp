@@ -5,9 +5,10 @@
 // runtime value: more live values than there are registers, so the GPR pool
 // spills the cold ones (loop bounds, shape) under every frame policy.
 // The kernel blocks output columns x output channels in vector registers (as
-// oneDNN's direct convolutions do) where every tap of a block of columns lies
-// inside the image, and computes the columns that reach into the padding one
-// at a time.
+// oneDNN's direct convolutions do). A block may hold up to border_columns
+// columns at either end of the row whose taps reach into the padding: per tap
+// it runs only its columns whose input lies inside the image. Where more
+// columns than that reach into the padding, those are computed one at a time.
 #include "jit/generator.hpp"
 
 #include <cstddef>
@@ -23,13 +24,19 @@ struct ConvArgs {
     int64_t ih, iw, ic, oc, ow, kh, kw, sh, sw, ph, pw;
     int64_t dh1, dw1;  // dilation + 1: the distance between taps
     int64_t oh_begin, oh_end;
-    // The output columns whose every tap lies inside the image: conv_set_interior
-    // derives them from the fields above (the kernel trusts them).
-    int64_t ow_full_begin, ow_full_end;
+    // The output columns computed in blocks: conv_set_blocks derives them from
+    // the fields above (the kernel trusts them).
+    int64_t ow_block_begin, ow_block_end;
 };
 
-// Sets ow_full_begin and ow_full_end from the shape fields.
-void conv_set_interior(ConvArgs& args);
+// How many columns at either end of a row a block takes although some of their
+// taps lie in the padding (a 3x3 or 5x5 layer's pad of 1 or 2).
+inline constexpr int64_t conv_border_columns = 2;
+
+// Sets ow_block_begin and ow_block_end from the shape fields: the columns whose
+// every tap lies inside the image, widened to the row's end on either side
+// where at most conv_border_columns columns lie beyond them.
+void conv_set_blocks(ConvArgs& args);
 
 bool conv_supports(Isa isa);
 std::unique_ptr<Generator> make_conv_kernel(Isa isa, FramePolicy policy);
