@@ -110,7 +110,8 @@ int run_alloc_profile(const AllocProfileOptions& o) {
         static_cast<int64_t>(ms * 1e6), std::string("benchfp alloc profile --workload=") + workload->name};
     const auto unit = o.folded_unit == "objects" ? alloc::FoldedUnit::objects : alloc::FoldedUnit::bytes;
     try {
-        // All of the run's outputs rendered, then written as one set: a failed write leaves none of them new.
+        // All of the run's outputs rendered, then written as one set: a failed write leaves none of
+        // them new (report::write_files says where a path written in place differs).
         std::vector<report::NamedText> outputs{{o.out, alloc::to_pprof_gz(profile, naming, run, &snapshot)}};
         if (!o.folded.empty()) outputs.push_back({o.folded, alloc::to_folded(profile, naming, unit)});
         const nlohmann::json summary = alloc::to_json_summary(profile, naming, &snapshot, o.inuse_at);

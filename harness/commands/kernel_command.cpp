@@ -250,7 +250,8 @@ void KernelRun::finish() {
         exit_status_ = std::max(exit_status_, 1);
     }
     try {
-        // Both or neither: a new results file beside an old CSV would read as one run.
+        // Both or neither (report::write_files; a path written in place, such as /dev/stdout, is
+        // written first): a new results file beside an old CSV would read as one run.
         std::vector<report::NamedText> outputs;
         if (!options_.json_path.empty())
             outputs.push_back({options_.json_path, report::results_json(host_info(isa_cap_), results_, summary_)});

@@ -106,8 +106,7 @@ namespace {
 // and closed, waiting for the rename; or, for a path written in place (a device,
 // a FIFO), nothing yet (`temporary` empty).
 struct Staged {
-    std::string named;      // as the caller gave it, for messages
-    std::string path;       // where it goes: `named`, a symbolic link resolved
+    std::string path;       // where it goes: the name given, a symbolic link resolved
     std::string temporary;  // empty: written in place
     std::string_view data;
 };
@@ -118,8 +117,8 @@ Staged stage(const std::string& named, std::string_view data) {
     const bool exists = ::stat(named.c_str(), &existing) == 0;
     if (exists && S_ISDIR(existing.st_mode)) fail(named, "it is a directory", EISDIR);
     // /dev/stdout is a link to a pipe or terminal: written through the name given.
-    if (exists && !S_ISREG(existing.st_mode)) return {named, named, "", data};
-    Staged staged{named, resolve_link(named), "", data};
+    if (exists && !S_ISREG(existing.st_mode)) return {named, "", data};
+    Staged staged{resolve_link(named), "", data};
     const int fd = create_temporary(staged.path, staged.temporary);
     if (fd < 0) fail(named, "create a temporary file in " + directory_of(staged.path), errno);
     // A replaced file keeps its permissions.
@@ -147,6 +146,7 @@ void discard(const std::vector<Staged>& staged, size_t from = 0) {
 // and the message says which one was not.
 void write_all(const std::vector<std::pair<std::string, std::string_view>>& files) {
     std::vector<Staged> staged;
+    staged.reserve(files.size());  // no allocation between a temporary's creation and its entry here
     try {
         for (const auto& [path, data] : files) staged.push_back(stage(path, data));
         for (const Staged& s : staged)
@@ -186,16 +186,18 @@ void check_writable(const std::string& path) {
         if (!S_ISREG(existing.st_mode)) return;  // written in place
         // A regular file is replaced through a temporary beside it: its directory must take one.
     }
-    const std::string directory = directory_of(path);
+    // The temporary goes where write_file puts it: beside the file a link names.
+    const std::string target = resolve_link(path);
+    const std::string directory = directory_of(target);
     if (::access(directory.c_str(), W_OK | X_OK) != 0) fail(path, "its directory " + directory, errno);
     // access() answers from the mode bits, and root passes it on /sys or a
-    // read-only mount: a temporary created and removed is the file system's answer.
+    // read-only mount: a temporary created and removed is the file system's
+    // answer (seen by a watcher of the directory as a file that comes and goes).
     std::string probe;
-    const std::string target = resolve_link(path);
     const int fd = create_temporary(target, probe);
-    if (fd < 0) fail(path, "create a temporary file in " + directory_of(target), errno);
+    if (fd < 0) fail(path, "create a temporary file in " + directory, errno);
     ::close(fd);
-    ::unlink(probe.c_str());
+    if (::unlink(probe.c_str()) != 0) fail(path, "remove the temporary file " + probe, errno);
 }
 
 void check_distinct_outputs(std::initializer_list<NamedOutput> outputs) {

@@ -61,9 +61,12 @@ void write_file_set(const std::string& dir, const std::vector<NamedText>& files)
 
 // Writes several files (each `name` a path) as write_file does each, but in two
 // phases, so that a failure leaves every one of them as it was: all temporaries
-// are written (and the in-place files) before the first rename. For one run's
-// outputs in different folders (a profile, its folded stacks, its summary),
-// where one file new beside another one old would read as one run.
+// are written before the first rename. For one run's outputs in different
+// folders (a profile, its folded stacks, its summary), where one file new beside
+// another one old would read as one run. Paths written in place (/dev/stdout, a
+// FIFO) cannot be undone: they are written after the temporaries and before the
+// renames, so a later failure (another in-place write, a rename failing with
+// the file system) leaves them written; the message names the file that failed.
 void write_files(const std::vector<NamedText>& files);
 
 }  // namespace benchfp::report

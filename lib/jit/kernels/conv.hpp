@@ -5,7 +5,7 @@
 // runtime value: more live values than there are registers, so the GPR pool
 // spills the cold ones (loop bounds, shape) under every frame policy.
 // The kernel blocks output columns x output channels in vector registers (as
-// oneDNN's direct convolutions do). A block may hold up to border_columns
+// oneDNN's direct convolutions do). A block may hold up to conv_border_columns
 // columns at either end of the row whose taps reach into the padding: per tap
 // it runs only its columns whose input lies inside the image. Where more
 // columns than that reach into the padding, those are computed one at a time.
@@ -34,8 +34,9 @@ struct ConvArgs {
 inline constexpr int64_t conv_border_columns = 2;
 
 // Sets ow_block_begin and ow_block_end from the shape fields: the columns whose
-// every tap lies inside the image, widened to the row's end on either side
-// where at most conv_border_columns columns lie beyond them.
+// every tap lies inside the image, widened by up to conv_border_columns columns
+// on either side (to the row's end where fewer lie beyond them). The columns
+// left outside are computed one at a time.
 void conv_set_blocks(ConvArgs& args);
 
 bool conv_supports(Isa isa);
