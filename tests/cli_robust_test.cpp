@@ -96,6 +96,14 @@ TEST(CliRobust, ARunsOutputsAreWrittenAllOrNone) {
     const std::string csv = temp_path("none.csv");
     expect_run(run_benchfp("kernel --mode=corr --csv=" + csv + " --json=/dev/full 1024"), 2, {"/dev/full"});
     EXPECT_FALSE(std::filesystem::exists(csv));
+    // A closed pipe ends the process (SIGPIPE) in its in-place write of the JSON
+    // (the reader, `true`, is gone long before the case has run), which comes
+    // before any temporary: none is left beside the CSV.
+    run_shell(std::string(BENCHFP_BIN) + " kernel --mode=corr --json=/dev/stderr --csv=" + csv +
+              " 1024 2>&1 >/dev/null | true");
+    const std::filesystem::path dir = std::filesystem::path(csv).parent_path();
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+        EXPECT_EQ(entry.path().filename().string().find("none.csv.tmp"), std::string::npos) << entry.path();
 }
 
 TEST(CliBadInput, AllocSampleRateNanAndUnknownSubcommand) {

@@ -102,23 +102,28 @@ int write_fully(int fd, std::string_view data) {
 
 namespace {
 
-// One file of a set on its way: its bytes in a temporary beside `path`, flushed
-// and closed, waiting for the rename; or, for a path written in place (a device,
-// a FIFO), nothing yet (`temporary` empty).
+// Whether `named` is written in place: it exists and is not a regular file (a
+// device, a FIFO; /dev/stdout is a link to a pipe or terminal, written through
+// the name given). Throws for an empty name or a directory.
+bool written_in_place(const std::string& named) {
+    if (named.empty()) throw std::runtime_error("cannot write a file with an empty name");
+    struct stat existing{};
+    if (::stat(named.c_str(), &existing) != 0) return false;
+    if (S_ISDIR(existing.st_mode)) fail(named, "it is a directory", EISDIR);
+    return !S_ISREG(existing.st_mode);
+}
+
+// A file of a set on its way: its bytes in a temporary beside `path`, flushed
+// and closed, waiting for the rename.
 struct Staged {
-    std::string path;       // where it goes: the name given, a symbolic link resolved
-    std::string temporary;  // empty: written in place
-    std::string_view data;
+    std::string path;  // where it goes: the name given, a symbolic link resolved
+    std::string temporary;
 };
 
 Staged stage(const std::string& named, std::string_view data) {
-    if (named.empty()) throw std::runtime_error("cannot write a file with an empty name");
     struct stat existing{};
     const bool exists = ::stat(named.c_str(), &existing) == 0;
-    if (exists && S_ISDIR(existing.st_mode)) fail(named, "it is a directory", EISDIR);
-    // /dev/stdout is a link to a pipe or terminal: written through the name given.
-    if (exists && !S_ISREG(existing.st_mode)) return {named, "", data};
-    Staged staged{resolve_link(named), "", data};
+    Staged staged{resolve_link(named), ""};
     const int fd = create_temporary(staged.path, staged.temporary);
     if (fd < 0) fail(named, "create a temporary file in " + directory_of(staged.path), errno);
     // A replaced file keeps its permissions.
@@ -134,37 +139,38 @@ Staged stage(const std::string& named, std::string_view data) {
 }
 
 void discard(const std::vector<Staged>& staged, size_t from = 0) {
-    for (size_t i = from; i < staged.size(); ++i)
-        if (!staged[i].temporary.empty()) ::unlink(staged[i].temporary.c_str());
+    for (size_t i = from; i < staged.size(); ++i) ::unlink(staged[i].temporary.c_str());
 }
 
-// Two phases, so that a failure leaves every file as it was: first every
-// temporary is written and every in-place file (whose write cannot be undone,
-// so after all the temporaries succeeded); only then is each temporary renamed
-// over its file. A rename within one directory fails only when the file system
-// does (EIO, a read-only remount): the files renamed before it are then new
-// and the message says which one was not.
+// Three steps, so that a failure leaves every replaced file as it was: the
+// paths written in place first (a write there cannot be undone, and no
+// temporary exists yet that a process killed in it, by SIGPIPE from a closed
+// /dev/stdout, would leave behind); then every other file's temporary; only
+// then is each temporary renamed over its file. A rename within one directory
+// fails only when the file system does (EIO, a read-only remount): the files
+// renamed before it are then new and the message says which one was not.
 void write_all(const std::vector<std::pair<std::string, std::string_view>>& files) {
+    std::vector<const std::pair<std::string, std::string_view>*> replaced;
+    for (const auto& file : files) {
+        if (written_in_place(file.first)) write_in_place(file.first, file.second);
+        else replaced.push_back(&file);
+    }
     std::vector<Staged> staged;
-    staged.reserve(files.size());  // no allocation between a temporary's creation and its entry here
+    staged.reserve(replaced.size());  // no allocation between a temporary's creation and its entry here
     try {
-        for (const auto& [path, data] : files) staged.push_back(stage(path, data));
-        for (const Staged& s : staged)
-            if (s.temporary.empty()) write_in_place(s.path, s.data);
+        for (const auto* file : replaced) staged.push_back(stage(file->first, file->second));
     } catch (...) {
         discard(staged);
         throw;
     }
     for (size_t i = 0; i < staged.size(); ++i) {
-        if (staged[i].temporary.empty() || ::rename(staged[i].temporary.c_str(), staged[i].path.c_str()) == 0)
-            continue;
+        if (::rename(staged[i].temporary.c_str(), staged[i].path.c_str()) == 0) continue;
         const int error = errno;
         discard(staged, i);
         fail(staged[i].path, i == 0 ? "rename" : "rename (the files before it in this set are written)", error);
     }
     for (const Staged& s : staged)
-        if (!s.temporary.empty())
-            if (const int synced = sync_directory(directory_of(s.path))) fail(s.path, "sync its directory", synced);
+        if (const int synced = sync_directory(directory_of(s.path))) fail(s.path, "sync its directory", synced);
 }
 
 }  // namespace

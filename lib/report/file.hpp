@@ -64,9 +64,8 @@ void write_file_set(const std::string& dir, const std::vector<NamedText>& files)
 // are written before the first rename. For one run's outputs in different
 // folders (a profile, its folded stacks, its summary), where one file new beside
 // another one old would read as one run. Paths written in place (/dev/stdout, a
-// FIFO) cannot be undone: they are written after the temporaries and before the
-// renames, so a later failure (another in-place write, a rename failing with
-// the file system) leaves them written; the message names the file that failed.
+// FIFO) cannot be undone: they are written first, before any temporary exists,
+// so a later failure leaves them written; the message names the file that failed.
 void write_files(const std::vector<NamedText>& files);
 
 }  // namespace benchfp::report
