@@ -1,6 +1,5 @@
 #include "report/case_result.hpp"
 
-
 #include <cmath>
 #include <sstream>
 #include <stdexcept>

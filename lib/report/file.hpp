@@ -50,9 +50,9 @@ void make_directories(const std::string& dir, const std::string& what);
 
 // A report's files, written as one set into `dir` (created with its parents)
 // by write_files: a failure leaves the set there was (each file is whole or
-// absent either way, but old and new files side by side would read as one report). check_file_set makes the same
-// checks and writes nothing: before a long run rather than after it. Both throw
-// std::runtime_error naming the path.
+// absent either way, but old and new files side by side would read as one
+// report). check_file_set makes the same checks and writes nothing: before a
+// long run rather than after it. Both throw std::runtime_error naming the path.
 struct NamedText {
     std::string name, text;
 };

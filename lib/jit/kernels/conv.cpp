@@ -42,7 +42,7 @@ namespace {
 // to reuse weights across: each FMA took its weight vector from L2, 64 bytes
 // per FMA where a block of 6 takes 11, and the two padded columns of a
 // 28-column row cost 2.2 inside ones each (mb1ic128ih28oc128kh3ph1 at avx512:
-// 0.94-0.96x oneDNN, 1.02-1.03x in blocks; iw30 without padding read 1.01).
+// 0.94-0.96x oneDNN, 1.00-1.03x in blocks; iw30 without padding read 1.01).
 // A single column (where the padding reaches further in) still takes the
 // weights from memory, and blocks nb_single oc vectors, so that 8 FMAs are
 // independent (with nb 2 its 2 accumulator chains ran at a quarter of the FMA rate).
