@@ -102,15 +102,22 @@ int write_fully(int fd, std::string_view data) {
 
 namespace {
 
-// Whether `named` is written in place: it exists and is not a regular file (a
+// What is at `named` before it is written: nothing, a regular file (replaced
+// through a temporary, keeping its mode), or something written in place (a
 // device, a FIFO; /dev/stdout is a link to a pipe or terminal, written through
-// the name given). Throws for an empty name or a directory.
-bool written_in_place(const std::string& named) {
-    if (named.empty()) throw std::runtime_error("cannot write a file with an empty name");
-    struct stat existing{};
-    if (::stat(named.c_str(), &existing) != 0) return false;
-    if (S_ISDIR(existing.st_mode)) fail(named, "it is a directory", EISDIR);
-    return !S_ISREG(existing.st_mode);
+// the name given). Throws for a directory. One stat, shared by the writers and
+// check_writable, which must agree on it.
+struct Existing {
+    bool exists = false;
+    mode_t mode = 0;
+    bool in_place() const { return exists && !S_ISREG(mode); }
+};
+
+Existing existing_at(const std::string& named) {
+    struct stat found{};
+    if (::stat(named.c_str(), &found) != 0) return {};
+    if (S_ISDIR(found.st_mode)) fail(named, "it is a directory", EISDIR);
+    return {true, found.st_mode};
 }
 
 // A file of a set on its way: its bytes in a temporary beside `path`, flushed
@@ -120,14 +127,12 @@ struct Staged {
     std::string temporary;
 };
 
-Staged stage(const std::string& named, std::string_view data) {
-    struct stat existing{};
-    const bool exists = ::stat(named.c_str(), &existing) == 0;
+Staged stage(const std::string& named, std::string_view data, const Existing& existing) {
     Staged staged{resolve_link(named), ""};
     const int fd = create_temporary(staged.path, staged.temporary);
     if (fd < 0) fail(named, "create a temporary file in " + directory_of(staged.path), errno);
     // A replaced file keeps its permissions.
-    int error = exists && ::fchmod(fd, existing.st_mode & 07777) != 0 ? errno : 0;
+    int error = existing.exists && ::fchmod(fd, existing.mode & 07777) != 0 ? errno : 0;
     if (!error) error = write_fully(fd, data);
     if (!error && ::fsync(fd) != 0) error = errno;
     if (::close(fd) != 0 && !error) error = errno;
@@ -149,16 +154,20 @@ void discard(const std::vector<Staged>& staged, size_t from = 0) {
 // then is each temporary renamed over its file. A rename within one directory
 // fails only when the file system does (EIO, a read-only remount): the files
 // renamed before it are then new and the message says which one was not.
-void write_all(const std::vector<std::pair<std::string, std::string_view>>& files) {
-    std::vector<const std::pair<std::string, std::string_view>*> replaced;
-    for (const auto& file : files) {
-        if (written_in_place(file.first)) write_in_place(file.first, file.second);
-        else replaced.push_back(&file);
+using PathText = std::pair<std::string, std::string_view>;
+
+void write_all(const std::vector<PathText>& files) {
+    std::vector<std::pair<const PathText*, Existing>> replaced;
+    for (const PathText& file : files) {
+        if (file.first.empty()) throw std::runtime_error("cannot write a file with an empty name");
+        const Existing existing = existing_at(file.first);
+        if (existing.in_place()) write_in_place(file.first, file.second);
+        else replaced.emplace_back(&file, existing);
     }
     std::vector<Staged> staged;
     staged.reserve(replaced.size());  // no allocation between a temporary's creation and its entry here
     try {
-        for (const auto* file : replaced) staged.push_back(stage(file->first, file->second));
+        for (const auto& [file, existing] : replaced) staged.push_back(stage(file->first, file->second, existing));
     } catch (...) {
         discard(staged);
         throw;
@@ -178,20 +187,17 @@ void write_all(const std::vector<std::pair<std::string, std::string_view>>& file
 void write_file(const std::string& path, std::string_view data) { write_all({{path, data}}); }
 
 void write_files(const std::vector<NamedText>& files) {
-    std::vector<std::pair<std::string, std::string_view>> all;
+    std::vector<PathText> all;
     for (const NamedText& file : files) all.emplace_back(file.name, file.text);
     write_all(all);
 }
 
 void check_writable(const std::string& path) {
     if (path.empty()) throw std::runtime_error("an output path is empty");
-    struct stat existing{};
-    if (::stat(path.c_str(), &existing) == 0) {
-        if (S_ISDIR(existing.st_mode)) fail(path, "it is a directory", EISDIR);
-        if (::access(path.c_str(), W_OK) != 0) fail(path, "no write permission", errno);
-        if (!S_ISREG(existing.st_mode)) return;  // written in place
-        // A regular file is replaced through a temporary beside it: its directory must take one.
-    }
+    const Existing existing = existing_at(path);
+    if (existing.exists && ::access(path.c_str(), W_OK) != 0) fail(path, "no write permission", errno);
+    if (existing.in_place()) return;
+    // A regular file is replaced through a temporary beside it: its directory must take one.
     // The temporary goes where write_file puts it: beside the file a link names.
     const std::string target = resolve_link(path);
     const std::string directory = directory_of(target);
@@ -256,9 +262,9 @@ void write_file_set(const std::string& dir, const std::vector<NamedText>& files)
     std::vector<std::string> names;
     for (const NamedText& file : files) names.push_back(file.name);
     check_file_set(dir, names);
-    std::vector<NamedText> paths;
-    for (const NamedText& file : files) paths.push_back({(std::filesystem::path(dir) / file.name).string(), file.text});
-    write_files(paths);
+    std::vector<PathText> paths;  // the texts viewed, not copied
+    for (const NamedText& file : files) paths.emplace_back((std::filesystem::path(dir) / file.name).string(), file.text);
+    write_all(paths);
 }
 
 }  // namespace benchfp::report
