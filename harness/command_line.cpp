@@ -1,5 +1,6 @@
 #include "command_line.hpp"
 
+#include "decimal_options.hpp"
 #include "quoted.hpp"
 #include "stdout_check.hpp"
 #include "usage_error.hpp"
@@ -52,6 +53,7 @@ CommandLine parse_command_line(int argc, char** argv) {
     out.judge.add_to(*judge);
     CLI::App* audit = app.add_subcommand("audit", "what a fleet profiler sees in a running process: every thread, its JIT code");
     out.audit.add_to(*audit);
+    require_decimal_whole_numbers(app);
 
     if (const std::string unknown = unknown_alloc_subcommand(argc, argv); !unknown.empty()) return bad_usage(unknown);
     try {

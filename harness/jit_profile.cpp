@@ -47,9 +47,10 @@ uint64_t monotonic_ns() {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-int create_exclusive(const std::string& path, std::string& notes) {
+// A file asked for that cannot be made is bad input, before any case runs.
+int create_exclusive(const std::string& path) {
     const int fd = open(path.c_str(), O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR | O_CLOEXEC, 0644);
-    if (fd < 0) notes += "benchfp: note: --jit-profile: not writing " + path + ": " + std::strerror(errno) + "\n";
+    if (fd < 0) throw UsageError("--jit-profile: cannot write " + path + ": " + std::strerror(errno));
     return fd;
 }
 
@@ -57,6 +58,7 @@ struct Files {
     std::mutex mutex;  // kernels may be built on several threads
     int map = -1, jitdump = -1;
     uint64_t index = 0;
+    bool failed = false;  // a write failed: the run's exit status says so (jit_profile_failed)
 };
 Files files;
 
@@ -69,6 +71,7 @@ void write_or_stop(int& fd, const char* what, std::string_view data) {
                   << "); it stops here and lacks the kernels built from now on\n";
         ::close(fd);
         fd = -1;
+        files.failed = true;
     }
 }
 
@@ -109,24 +112,31 @@ JitProfileChoice parse_jit_profile(const std::string& text, const std::string& w
     return choice;
 }
 
-std::string start_jit_profile(const JitProfileChoice& choice) {
-    std::string notes;
+void start_jit_profile(const JitProfileChoice& choice) {
     const std::string pid = std::to_string(getpid());
-    if (choice.map) files.map = create_exclusive("/tmp/perf-" + pid + ".map", notes);
+    if (choice.map) files.map = create_exclusive("/tmp/perf-" + pid + ".map");
     if (choice.jitdump) {
-        files.jitdump = create_exclusive("/tmp/jit-" + pid + ".dump", notes);
+        const std::string path = "/tmp/jit-" + pid + ".dump";
+        files.jitdump = create_exclusive(path);
         JitdumpHeader header;
         header.pid = static_cast<uint32_t>(getpid());
         header.timestamp = monotonic_ns();
         // perf record learns of the file from this executable mapping of it:
         // perf inject --jit finds jit-PID.dump through the MMAP record.
-        if (files.jitdump >= 0 && (report::write_fully(files.jitdump, bytes_of(&header, sizeof header)) != 0 ||
-                                   mmap(nullptr, sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC, MAP_PRIVATE,
-                                        files.jitdump, 0) == MAP_FAILED))
-            notes += "benchfp: note: --jit-profile: the jitdump file could not be written or mapped\n";
+        const int error = report::write_fully(files.jitdump, bytes_of(&header, sizeof header));
+        if (error || mmap(nullptr, sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC, MAP_PRIVATE, files.jitdump, 0) == MAP_FAILED) {
+            const std::string why = std::strerror(error ? error : errno);
+            ::close(files.jitdump);
+            ::unlink(path.c_str());  // ours (O_EXCL), and not a jitdump file without its header
+            throw UsageError("--jit-profile: cannot " + std::string(error ? "write" : "map") + " " + path + ": " + why);
+        }
     }
     if (files.map >= 0 || files.jitdump >= 0) jit::set_code_observer(announce);
-    return notes;
+}
+
+bool jit_profile_failed() {
+    std::lock_guard lock(files.mutex);
+    return files.failed;
 }
 
 }  // namespace benchfp::harness

@@ -8,7 +8,12 @@
 //
 // Files are created with O_CREAT|O_EXCL|O_NOFOLLOW: an existing file (another
 // process of the same pid before, or a symlink planted in /tmp) is never
-// followed nor clobbered; that profile is then off, and the reason is printed.
+// followed nor clobbered; the run then stops before its first case, as for
+// any output asked for that cannot be written (exit 2). The files are streams,
+// written as kernels are built so that a profiler attached mid-run reads them:
+// not written whole through a temporary as the other outputs are. A write that
+// fails mid-run ends that file there, with a warning, and the run's exit status
+// is 2 (jit_profile_failed).
 // (Xbyak's util::Profiler writes the same perf-map lines but opens the file
 // with fopen("a+"), which follows symlinks and appends to a stranger's file.)
 #include <string>
@@ -24,7 +29,9 @@ struct JitProfileChoice {
 JitProfileChoice parse_jit_profile(const std::string& text, const std::string& where = "command line");
 
 // Opens the files and installs the observer of jit::Generator::build() for
-// the rest of the process. Returns notes to print (files not written, and why).
-std::string start_jit_profile(const JitProfileChoice& choice);
+// the rest of the process. Throws UsageError naming a file it cannot make.
+void start_jit_profile(const JitProfileChoice& choice);
+// Whether a write to one of the files failed since start_jit_profile.
+bool jit_profile_failed();
 
 }  // namespace benchfp::harness

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <ostream>
 #include <string>
 
@@ -264,4 +265,34 @@ TEST(CliJudge, AReportThatCannotBeWrittenLeavesTheOthersAsTheyWere) {
     std::ifstream md(f.dir / "report/report.md");
     EXPECT_EQ(std::string(std::istreambuf_iterator<char>(md), {}), "old\n");
     std::filesystem::remove_all(f.dir);
+}
+
+// A probe's findings (session 15). A message about a value 100000 arrays deep
+// dumped it, recursing once per level (SIGSEGV); a build block so deep was kept
+// for the report, which dumped it too.
+TEST(CliJudge, DeeplyNestedInputIsBadInputNeverASignal) {
+    JudgeFiles files = valid_judge_files("deep");
+    const std::string args = judge_args(files), d = files.dir.string() + "/";
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    std::ofstream(files.dir / "deep.json") << deep;
+    expect_usage_error(with(args, "--current", d + "deep.json"), "deep.json");
+    std::ofstream(files.dir / "deep_field.json") << "{\"schema\": \"benchfp.tolerances/1\", \"time\": " + deep + "}";
+    expect_usage_error(with(args, "--tolerances", d + "deep_field.json"), "array of 1 elements");
+    std::filesystem::remove_all(files.dir);
+}
+
+// Labels from the command line are one line of text in report.md: a line break
+// made a heading of its own and HTML went in as markup.
+TEST(CliJudge, LabelsAreOneLineOfTextInTheMarkdownReport) {
+    JudgeFiles files = valid_judge_files("labels");
+    const std::string args = judge_args(files);
+    const CommandRun run = run_benchfp(args + " --triggered-by=\"$(printf 'line1\\n## Injected heading')\" --commit='<script>x</script>'");
+    EXPECT_LE(run.status, 1) << run.output;
+    std::ifstream md(files.dir / "report" / "report.md");
+    const std::string text((std::istreambuf_iterator<char>(md)), {});
+    EXPECT_EQ(text.find("\n## Injected heading"), std::string::npos) << text;
+    EXPECT_NE(text.find("line1 ## Injected heading"), std::string::npos) << text;
+    EXPECT_EQ(text.find("<script>"), std::string::npos) << text;
+    EXPECT_NE(text.find("&lt;script&gt;x&lt;/script&gt;"), std::string::npos) << text;
+    std::filesystem::remove_all(files.dir);
 }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace {
 
@@ -232,4 +233,60 @@ TEST(CliBadInput, JudgeRefusesABaselineFolderOrSuiteThatIsNotThere) {
     expect_usage_error("judge --current=x.json --baselines=/nonexistent", "--baselines is not a directory");
     expect_usage_error("judge --current=x.json --suite=nosuch", "--suite=nosuch: no machine folder");
     expect_usage_error("judge --current=x.json --suite=../x", "not a plain name");
+}
+
+// A probe's findings (session 15): inputs that ran the process out of stack or
+// past an abort, and outputs that replaced an input.
+TEST(CliBadInput, LongProblemTextIsBadInputNotAStackOverflow) {
+    // libstdc++'s regex recursed once per character of an unbounded repetition: SIGSEGV at 30000.
+    expect_usage_error("kernel --kernel=gemm --mode=list m8n8k8beta0." + std::string(30000, '5'), "malformed problem");
+    expect_usage_error("kernel --kernel=conv --mode=list mb1ic4ih4oc4kh1" + std::string(50000, 'a') + "1",
+                       "malformed problem");
+}
+
+TEST(CliBadInput, WholeNumbersAreDecimalAndFitTheirType) {
+    // CLI11 read 010 as octal 8 and 0x10 as 16, and capped a signed overflow at 2^63 - 1.
+    const std::string run = "kernel --kernel=eltwise --alg=relu --isa=sse41 --mode=corr ";
+    expect_usage_error(run + "--threads=010 64", "--threads: '010': a leading 0");
+    expect_usage_error(run + "--seed=0x10 64", "--seed: '0x10' is not a whole number in decimal digits");
+    expect_usage_error(run + "--max-ms-per-prb=+5 64", "--max-ms-per-prb: '+5'");
+    expect_usage_error(run + "--period=9223372036854775808 64", "--period: '9223372036854775808' is too large");
+    const std::string batch = write_temp("octal.batch", run.substr(7) + "--threads=010 64\n");
+    expect_usage_error("kernel --batch=" + batch, "--threads: '010': a leading 0");
+    EXPECT_EQ(run_benchfp(run + "--seed=10 --period=9223372036854775807 64").status, 0);
+}
+
+TEST(CliBadInput, AnOutputMayNotReplaceAnInput) {
+    const std::string batch = write_temp("input.batch", "--kernel=eltwise --alg=relu --isa=sse41 --mode=corr 64\n");
+    expect_usage_error("kernel --batch=" + batch + " --csv=" + batch, "--csv names '" + batch + "', the file --batch reads");
+    std::ifstream kept(batch);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "--kernel=eltwise --alg=relu --isa=sse41 --mode=corr 64\n");
+    const std::string dir = temp_path("report_dir");
+    std::filesystem::create_directories(dir);
+    const std::string json = dir + "/report.json";
+    std::ofstream(json) << "{}";  // refused before it is read
+    expect_usage_error("judge --current=" + json + " --baseline-runs=" + json + " --report=" + dir,
+                       "--report names '" + json + "', the file --current reads");
+    std::filesystem::remove_all(dir);
+}
+
+TEST(CliBadInput, ABadPoolReleaseThresholdIsBadInputNotAnAbort) {
+    for (const char* value : {"garbage", "-1", "99999999999999999999", "+5", "0x10"}) {
+        const CommandRun run = run_shell(std::string("BENCHFP_POOL_RELEASE_BYTES='") + value + "' " + BENCHFP_BIN +
+                                         " alloc profile --workload=structs --out=/dev/null");
+        expect_run(run, 2, {"BENCHFP_POOL_RELEASE_BYTES", "is not a byte count"});
+    }
+}
+
+// --jit-profile asked for and not writable: exit 2 before any case, not a note
+// and exit 0. The shell's pid is benchfp's after exec: the file planted is where
+// its perf map goes.
+TEST(CliBadInput, AJitProfileThatCannotBeWrittenIsBadInput) {
+    const CommandRun run = run_shell(std::string("sh -c 'echo pid=$$; touch /tmp/perf-$$.map && exec ") + BENCHFP_BIN +
+                                     " kernel --jit-profile=map --kernel=eltwise --alg=relu --isa=sse41 --mode=corr 64'");
+    expect_run(run, 2, {"--jit-profile: cannot write /tmp/perf-", "File exists"});
+    EXPECT_EQ(run.output.find("PASSED"), std::string::npos) << run.output;
+    const size_t at = run.output.find("pid=");
+    ASSERT_NE(at, std::string::npos) << run.output;
+    std::filesystem::remove("/tmp/perf-" + std::to_string(std::stol(run.output.substr(at + 4))) + ".map");
 }

@@ -1,6 +1,7 @@
 #include "commands/alloc_command.hpp"
 
 #include "alloc/export.hpp"
+#include "alloc/pool.hpp"
 #include "alloc/workloads.hpp"
 #include "perf/symbols.hpp"
 #include "report/file.hpp"
@@ -65,6 +66,12 @@ int run_alloc_profile(const AllocProfileOptions& o) {
     const alloc::workloads::AllocWorkload* workload = alloc::workloads::find(o.workload);
     if (!workload) {
         std::cerr << "benchfp: unknown workload '" << o.workload << "' (known: " << alloc::workloads::names() << ")\n";
+        return 2;
+    }
+    // Read by the pool when its first allocation makes the arena, where a bad
+    // value can only stop the process: bad input, said here first.
+    if (const std::string problem = alloc::release_bytes_from_environment().problem; !problem.empty()) {
+        std::cerr << "benchfp: " << problem << '\n';
         return 2;
     }
     try {  // before the workload runs, not after

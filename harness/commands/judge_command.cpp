@@ -182,6 +182,31 @@ private:
     std::vector<report::RunResults> other_build_;
 };
 
+// Every file the judge reads, by its option: no output may replace one.
+std::vector<report::NamedInput> judge_inputs(const JudgeOptions& o) {
+    std::vector<report::NamedInput> inputs;
+    const auto add = [&](const char* option, const std::vector<std::string>& paths) {
+        for (const std::string& path : paths) inputs.push_back({option, path});
+    };
+    add("--current", o.current);
+    add("--confirm", o.confirm);
+    add("--confirm-again", o.confirm_again);
+    add("--baseline-runs", o.baseline_runs);
+    add("--cases", o.cases);
+    if (!o.update_baseline) add("--baseline", {o.baseline});  // else where the baseline goes
+    add("--tolerances", {o.tolerances});
+    add("--instructions", {o.instructions});
+    return inputs;
+}
+
+void check_inputs_kept(const std::vector<report::NamedOutput>& outputs, const JudgeOptions& o) {
+    try {
+        report::check_inputs_kept(outputs, judge_inputs(o));
+    } catch (const std::runtime_error& e) {
+        throw report::InputError(e.what());
+    }
+}
+
 int record_baselines(const JudgeOptions& o, const std::vector<report::RunResults>& machines) {
     for (const report::RunResults& m : machines) {
         if (!m.fingerprint.known())
@@ -189,6 +214,7 @@ int record_baselines(const JudgeOptions& o, const std::vector<report::RunResults
                                      "): a baseline needs the CPU model, ISA and cores (benchfp_cpu, benchfp_isa, "
                                      "benchfp_cores in the Google Benchmark context)");
         const std::string path = baseline_file(o, m.fingerprint);
+        check_inputs_kept({{"the baseline of " + m.fingerprint.describe(), path}}, o);
         make_directory(fs::path(path).parent_path(), "baseline");
         report::write_baseline(path, m, build_info());
         std::cout << "benchfp: baseline " << path << " recorded from " << m.source << " (" << m.benchmarks.size()
@@ -211,6 +237,12 @@ void write_reports(const std::string& dir, const report::Report& r) {
 }
 
 int judge(const JudgeOptions& o) {
+    if (!o.update_baseline) {
+        std::vector<report::NamedOutput> reports;
+        for (const char* name : {"report.md", "report.json", "report.html"})
+            reports.push_back({"--report", (fs::path(o.report_dir) / name).string()});
+        check_inputs_kept(reports, o);
+    }
     const report::Tolerances tolerances = report::read_tolerances(find_stored(o.tolerances, "--tolerances"));
     const std::optional<Baselines> baselines =
         o.update_baseline ? std::nullopt : std::optional<Baselines>(std::in_place, o, tolerances);

@@ -92,7 +92,7 @@ KernelRun::KernelRun(const KernelRunOptions& options) : options_(options) {
     const bool from_env = options_.jit_profile.empty() && env_profile;
     const JitProfileChoice profile = parse_jit_profile(from_env ? env_profile : options_.jit_profile,
                                                        from_env ? "BENCHFP_JIT_PROFILE" : "command line");
-    std::cerr << start_jit_profile(profile);
+    start_jit_profile(profile);
 }
 
 KernelRun::~KernelRun() = default;
@@ -105,6 +105,9 @@ void KernelRun::check_run_options() const {
                              (std::string(option) == "--json" ? " (--json=- is stdout for --list only)" : ""));
     try {
         report::check_outputs({{"--json", options_.json_path}, {"--csv", options_.csv_path}});
+        std::vector<report::NamedInput> batches;
+        for (const std::string& batch : options_.cases.batches) batches.push_back({"--batch", batch});
+        report::check_inputs_kept({{"--json", options_.json_path}, {"--csv", options_.csv_path}}, batches);
     } catch (const std::exception& e) {
         throw UsageError(e.what());
     }
@@ -248,6 +251,10 @@ void KernelRun::finish() {
     if (const std::string failure = isa_tally_.untested_failure(allowed); !failure.empty()) {
         human() << "benchfp: " << failure << std::endl;
         exit_status_ = std::max(exit_status_, 1);
+    }
+    if (jit_profile_failed()) {
+        human() << "benchfp: --jit-profile: a write failed (see the warning above): the profile lacks kernels" << std::endl;
+        exit_status_ = 2;
     }
     try {
         // Both or neither (report::write_files; a path written in place, such as /dev/stdout, is

@@ -1,5 +1,6 @@
 #include "kernel/case_options.hpp"
 
+#include "decimal_options.hpp"
 #include "families/family.hpp"
 #include "quoted.hpp"
 #include "usage_error.hpp"
@@ -81,6 +82,7 @@ CaseOptions parse_batch_line(const std::string& line, const std::string& where) 
     CLI::App app("batch line");
     app.set_help_flag();
     options.add_to(app);
+    require_decimal_whole_numbers(app);
     try {
         app.parse(tokens);
     } catch (const CLI::ParseError& e) {

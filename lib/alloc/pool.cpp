@@ -8,12 +8,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <new>
+#include <string_view>
 #include <vector>
 
 namespace benchfp::alloc {
@@ -96,17 +99,16 @@ std::atomic<size_t> released_bytes{0};
 // big blocks keeps at most that much it does not use.
 std::atomic<size_t> release_threshold{size_t{4} << 20};
 
-// BENCHFP_POOL_RELEASE_BYTES, if set: a byte count, or the process stops with a message.
+// BENCHFP_POOL_RELEASE_BYTES, if set: a byte count, or the process stops with
+// the message (a program that reports bad input itself checks first:
+// release_bytes_from_environment).
 void read_release_threshold_from_environment() {
-    const char* text = std::getenv("BENCHFP_POOL_RELEASE_BYTES");
-    if (!text) return;
-    char* end = nullptr;
-    const unsigned long long bytes = std::strtoull(text, &end, 10);
-    if (end == text || *end != '\0') {
-        std::fprintf(stderr, "benchfp pool: BENCHFP_POOL_RELEASE_BYTES=%s is not a byte count\n", text);
+    const ReleaseBytesSetting setting = release_bytes_from_environment();
+    if (!setting.problem.empty()) {
+        std::fprintf(stderr, "benchfp pool: %s\n", setting.problem.c_str());
         std::abort();
     }
-    release_threshold.store(bytes, std::memory_order_relaxed);
+    if (setting.bytes) release_threshold.store(*setting.bytes, std::memory_order_relaxed);
 }
 
 struct Arena {
@@ -714,6 +716,21 @@ PoolStats pool_stats() {
 }
 
 size_t trim(size_t keep_bytes) { return detail::trim_heap(detail::this_thread_heap, keep_bytes); }
+
+ReleaseBytesSetting release_bytes_from_environment() {
+    const char* text = std::getenv("BENCHFP_POOL_RELEASE_BYTES");
+    if (!text) return {};
+    // Decimal digits only: strtoull alone takes a sign (-1 wraps to 2^64 - 1),
+    // leading blanks, and caps an overflow at its maximum.
+    const std::string_view digits(text);
+    errno = 0;
+    const unsigned long long bytes = std::strtoull(text, nullptr, 10);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos || errno == ERANGE ||
+        bytes > std::numeric_limits<size_t>::max())
+        return {std::nullopt, "BENCHFP_POOL_RELEASE_BYTES='" + std::string(digits) +
+                                  "' is not a byte count (decimal digits, at most 2^64 - 1)"};
+    return {static_cast<size_t>(bytes), ""};
+}
 
 void set_big_release_threshold(size_t bytes) {
     detail::ensure_arena();  // first: the arena's creation reads BENCHFP_POOL_RELEASE_BYTES, which this overrides

@@ -78,6 +78,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace benchfp::alloc {
@@ -410,6 +412,15 @@ PoolStats pool_stats();
 // at start; this, at any time, for every heap (each applies it on its next big free).
 void set_big_release_threshold(size_t bytes);
 size_t big_release_threshold();
+// BENCHFP_POOL_RELEASE_BYTES as the pool reads it when its arena is made: no
+// bytes and no problem when unset, else the byte count or why it is not one.
+// The pool itself stops with that message (it has no caller to return it to);
+// a program that reports bad input as such checks it before its first allocation.
+struct ReleaseBytesSetting {
+    std::optional<size_t> bytes;
+    std::string problem;
+};
+ReleaseBytesSetting release_bytes_from_environment();
 
 // Gives the calling thread's wholly free small-object pages back to the OS
 // (madvise(MADV_DONTNEED)) but for the first `keep_bytes` of them, as glibc's

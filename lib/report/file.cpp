@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -212,22 +213,46 @@ void check_writable(const std::string& path) {
     if (::unlink(probe.c_str()) != 0) fail(path, "remove the temporary file " + probe, errno);
 }
 
+namespace {
+
+// Which file a path names, to compare two paths: absolute, normalized, symbolic
+// links resolved where they exist. None for an empty path or an existing file
+// that is not regular (/dev/null: written in place, any number may share one).
+std::optional<std::filesystem::path> file_identity(const std::string& path) {
+    if (path.empty()) return std::nullopt;
+    struct stat existing{};
+    if (::stat(path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) return std::nullopt;
+    std::error_code ec;
+    const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    // weakly_canonical keeps a relative path relative where its first element does not exist.
+    std::filesystem::path resolved = std::filesystem::weakly_canonical(absolute, ec);
+    if (ec) resolved = absolute.lexically_normal();
+    return resolved;
+}
+
+}  // namespace
+
 void check_distinct_outputs(std::initializer_list<NamedOutput> outputs) {
     std::vector<std::pair<const NamedOutput*, std::filesystem::path>> seen;
     for (const NamedOutput& output : outputs) {
-        if (output.path.empty()) continue;
-        struct stat existing{};
-        if (::stat(output.path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) continue;  // written in place
-        std::error_code ec;
-        const std::filesystem::path absolute = std::filesystem::absolute(output.path, ec);
-        // weakly_canonical keeps a relative path relative where its first element does not exist.
-        std::filesystem::path resolved = std::filesystem::weakly_canonical(absolute, ec);
-        if (ec) resolved = absolute.lexically_normal();
+        const auto resolved = file_identity(output.path);
+        if (!resolved) continue;
         for (const auto& [earlier, path] : seen)
-            if (path == resolved)
+            if (path == *resolved)
                 throw std::runtime_error(earlier->option + " and " + output.option + " name the same file '" +
                                          output.path + "': one would replace the other");
-        seen.emplace_back(&output, resolved);
+        seen.emplace_back(&output, *resolved);
+    }
+}
+
+void check_inputs_kept(const std::vector<NamedOutput>& outputs, const std::vector<NamedInput>& inputs) {
+    for (const NamedOutput& output : outputs) {
+        const auto written = file_identity(output.path);
+        if (!written) continue;
+        for (const NamedInput& input : inputs)
+            if (file_identity(input.path) == written)
+                throw std::runtime_error(output.option + " names '" + output.path + "', the file " + input.option +
+                                         " reads: writing it would replace that input");
     }
 }
 

@@ -40,6 +40,12 @@ struct NamedOutput {
     std::string option, path;
 };
 void check_distinct_outputs(std::initializer_list<NamedOutput> outputs);
+// Throws std::runtime_error naming both options when an output of `outputs`
+// is the file an input of `inputs` names (compared as check_distinct_outputs
+// compares): writing it would replace what the run read, whose results would
+// then be all that is left of it.
+using NamedInput = NamedOutput;
+void check_inputs_kept(const std::vector<NamedOutput>& outputs, const std::vector<NamedInput>& inputs);
 // Both checks for a run's outputs before it starts: each non-empty path
 // check_writable (the message led by its option), then check_distinct_outputs.
 void check_outputs(std::initializer_list<NamedOutput> outputs);

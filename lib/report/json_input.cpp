@@ -25,17 +25,25 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
     // An ifstream opens a directory without complaint and then reads nothing.
     if (std::filesystem::is_directory(status)) throw InputError(path + ": cannot open " + what + ": is a directory");
     std::ifstream file(path, std::ios::binary);
+    if (!file) throw InputError(path + ": cannot open " + what + ": unreadable");
     std::ostringstream text;
     // An empty file makes `text << rdbuf()` fail too: say so, not "unreadable".
-    if (std::filesystem::is_regular_file(status) && std::filesystem::file_size(path, ec) == 0 && !ec)
-        throw InputError(path + ": " + what + " file is empty");
-    if (!file || !(text << file.rdbuf()) || file.bad()) throw InputError(path + ": cannot open " + what + ": unreadable");
+    // Its size is not asked first: a /proc file says 0 and has text.
+    if (!(text << file.rdbuf()) || file.bad()) {
+        if (!file.bad() && std::filesystem::is_regular_file(status)) throw InputError(path + ": " + what + " file is empty");
+        throw InputError(path + ": cannot open " + what + ": unreadable");
+    }
     return parse_json_text(text.str(), path, what);
 }
 
 namespace {
 
+// What a value is, for a message. An array or object is described by its
+// size, not dumped: dump() recurses once per level, and an input nested 100000
+// deep ran it out of stack (SIGSEGV) where the parser had taken it.
 std::string found(const nlohmann::json& v) {
+    if (v.is_array() || v.is_object())
+        return std::string(v.type_name()) + " of " + std::to_string(v.size()) + (v.is_array() ? " elements" : " members");
     std::string text = v.dump();
     if (text.size() > 40) text = text.substr(0, 37) + "...";
     return std::string(v.type_name()) + " " + text;

@@ -17,7 +17,8 @@ ConvShape parse_conv_problem(const std::string& problem, const std::string& wher
         return UsageError(where + ": malformed problem " + quoted_token(problem) + ": " + why +
                           " (expected e.g. mb1ic16ih28oc32kh3ph1, see README)");
     };
-    static const std::regex token("([a-z]+)([0-9]{1,6})");
+    // Bounded, as gemm's form is: 50000 letters in a row ran libstdc++'s regex out of stack.
+    static const std::regex token("([a-z]{1,8})([0-9]{1,6})");
     std::map<std::string, size_t> v;
     size_t pos = 0;
     for (std::sregex_iterator it(problem.begin(), problem.end(), token), end; it != end; ++it) {

@@ -161,7 +161,10 @@ static float parse_beta(const std::string& text, const std::string& where) {
 }
 
 GemmShape parse_gemm_problem(const std::string& problem, const std::string& where) {
-    static const std::regex form(R"(m(\d{1,6})n(\d{1,6})k(\d{1,6})(beta(-?[0-9]+(\.[0-9]+)?))?)");
+    // Every repetition bounded: libstdc++'s regex recurses once per character a
+    // repetition takes, and 30000 digits of beta ran out of stack (SIGSEGV). 64
+    // digits each side still reach a float's overflow and underflow.
+    static const std::regex form(R"(m(\d{1,6})n(\d{1,6})k(\d{1,6})(beta(-?[0-9]{1,64}(\.[0-9]{1,64})?))?)");
     std::smatch m;
     if (!std::regex_match(problem, m, form) || std::stoul(m[1]) == 0 || std::stoul(m[2]) == 0 ||
         std::stoul(m[3]) == 0)

@@ -158,13 +158,25 @@ std::string one_of(const In& object, const char* key, Names known) {
 // its minimum time per call; a case's frame policies are its group's variants,
 // paired with the first policy ("paired": median ratio and interval), and the
 // group's A/A control ("aa").
+// What a file says built it (a version, a compiler): its scalar members only,
+// which the report prints as they are. A nested value is dropped, not kept:
+// the report would dump() it, which recurses once per level (an input nested
+// 100000 deep ran out of stack).
+nlohmann::json build_of(const In& parent) {
+    nlohmann::json build = nlohmann::json::object();
+    if (const auto given = parent.find("build"); given && given->json().is_object())
+        for (const auto& [key, value] : given->json().items())
+            if (value.is_primitive()) build[key] = value;
+    return build;
+}
+
 RunResults benchfp_results(const In& doc) {
     if (const std::string problem = results_schema_problem(doc.json()); !problem.empty()) doc.fail(problem);
     RunResults r;
     r.source = doc.file();
     r.time_from = "the minimum time per call of each perf case";
     r.fingerprint = fingerprint_from_json(doc.at("host"));
-    if (const auto build = doc.at("host").find("build"); build && build->json().is_object()) r.build = build->json();
+    r.build = build_of(doc.at("host"));
     for (const In& c : doc.at("cases").elements()) {
         if (c.expect_object().string_or("state", "") != "PASSED" || !c.has("perf")) continue;
         const In spec = c.at("spec");
@@ -275,7 +287,7 @@ RunResults parse_baseline(const nlohmann::json& doc, const std::string& path) {
     r.fingerprint = fingerprint_from_json(in.at("fingerprint"));
     r.date = in.string_or("date", "");
     r.commit = in.string_or("commit", "");
-    if (const auto build = in.find("build"); build && build->json().is_object()) r.build = build->json();
+    r.build = build_of(in);
     for (const auto& [name, b] : in.at("benchmarks").members()) {
         Measurement& m = r.benchmarks[name];
         m.min_ns = b.number("min_ns", ranges::time_ns);

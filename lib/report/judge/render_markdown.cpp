@@ -69,13 +69,29 @@ const char* meaning =
     "whatever the baseline says). Where the failed benchmarks were re-run in a new process (ci/gate.sh does), a "
     "failure the re-run does not show again is reported as not confirmed (:warning:), not failed.";
 
+// A label from the command line or an input file (a commit, --triggered-by)
+// as one line of text in the Markdown: a line break would start a heading or
+// a table of its own, and `<`, `>` and `&` would be markup (report.html
+// escapes its own).
+std::string inline_text(const std::string& text) {
+    std::string out;
+    for (const char ch : text) {
+        if (ch == '<') out += "&lt;";
+        else if (ch == '>') out += "&gt;";
+        else if (ch == '&') out += "&amp;";
+        else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) out += ' ';
+        else out += ch;
+    }
+    return out;
+}
+
 // {"version": "0.5.0", "compiler": "GNU 12.2.0", ...} -> "version 0.5.0, compiler GNU 12.2.0, ..."
 std::string build_text(const nlohmann::json& build) {
     if (!build.is_object()) return "(build not given)";
     std::string text;
     for (const auto& [key, value] : build.items())
         text += (text.empty() ? "" : ", ") + key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
-    return text;
+    return inline_text(text);
 }
 
 void benchmark_table(std::ostringstream& md, const Judgement& j) {
@@ -225,17 +241,17 @@ void version_info_section(std::ostringstream& md, const Report& report) {
 std::string render_markdown(const Report& report) {
     const ReportContext& c = report.context;
     std::ostringstream md;
-    md << "# Benchmark Report\n\n## Job Properties\n\n*Commit(s):* " << (c.commit.empty() ? "(not given)" : c.commit);
+    md << "# Benchmark Report\n\n## Job Properties\n\n*Commit(s):* " << (c.commit.empty() ? "(not given)" : inline_text(c.commit));
     for (const MachineJudgement& m : report.machines)
-        if (m.baseline && !m.baseline->commit.empty()) md << " vs " << m.baseline->commit << " (the baseline's)";
+        if (m.baseline && !m.baseline->commit.empty()) md << " vs " << inline_text(m.baseline->commit) << " (the baseline's)";
     md << "\n\n*Baseline:* ";
     for (size_t i = 0; i < report.machines.size(); ++i) {
         const MachineJudgement& m = report.machines[i];
-        md << (i ? "; " : "") << (m.baseline ? m.baseline->source : "none (" + m.baseline_path + ")");
+        md << (i ? "; " : "") << inline_text(m.baseline ? m.baseline->source : "none (" + m.baseline_path + ")");
     }
-    if (!c.baseline_label.empty()) md << " (" << c.baseline_label << ")";
-    md << "\n\n*Triggered By:* " << (c.triggered_by.empty() ? "not said" : c.triggered_by)
-       << "\n\n*Tag Predicate:* `ALL` (every benchmark of the runs given)\n\n*Date:* " << c.date
+    if (!c.baseline_label.empty()) md << " (" << inline_text(c.baseline_label) << ")";
+    md << "\n\n*Triggered By:* " << (c.triggered_by.empty() ? "not said" : inline_text(c.triggered_by))
+       << "\n\n*Tag Predicate:* `ALL` (every benchmark of the runs given)\n\n*Date:* " << inline_text(c.date)
        << "\n\n*Judged by:* " << build_text(c.build) << "\n\n*Machines:* " << report.machines.size()
        << "\n\n*Verdict:* " << (report.failed() ? "**" : "") << verdict_text(report) << (report.failed() ? "** :x:" : "")
        << "\n\n## Results\n\n" << meaning << "\n\n";
