@@ -81,9 +81,9 @@ std::string find_stored(const std::string& name, const std::string& option) {
                              std::string(BENCHFP_SOURCE_DIR) + " (pass " + option + "=PATH)");
 }
 
-void make_directory(const fs::path& dir, const std::string& what) {
+std::string make_directory(const fs::path& dir, const std::string& what) {
     try {
-        report::make_directories(dir.string(), what);
+        return report::make_directories(dir.string(), what);
     } catch (const std::runtime_error& e) {
         throw report::InputError(e.what());
     }
@@ -215,8 +215,14 @@ int record_baselines(const JudgeOptions& o, const std::vector<report::RunResults
                                      "benchfp_cores in the Google Benchmark context)");
         const std::string path = baseline_file(o, m.fingerprint);
         check_inputs_kept({{"the baseline of " + m.fingerprint.describe(), path}}, o);
-        make_directory(fs::path(path).parent_path(), "baseline");
-        report::write_baseline(path, m, build_info());
+        const fs::path dir = fs::path(path).parent_path();
+        const std::string made = make_directory(dir, "baseline");
+        try {
+            report::write_baseline(path, m, build_info());
+        } catch (...) {
+            report::remove_made_directories(dir.string(), made);
+            throw;
+        }
         std::cout << "benchfp: baseline " << path << " recorded from " << m.source << " (" << m.benchmarks.size()
                   << " benchmarks, " << m.ratios.size() << " ratios; " << m.fingerprint.describe() << ")\n";
     }
@@ -264,6 +270,9 @@ int judge(const JudgeOptions& o) {
     report::Report r{{o.commit, o.baseline_label, today(), build_info(), o.triggered_by}, {}, {}};
     for (const std::string& path : o.cases) report::add_cases(r.cases, path);
     r.cases.untested_isas = o.untested_isas;
+    for (auto it = o.untested_isas.begin(); it != o.untested_isas.end(); ++it)  // as the kernel's lists refuse one
+        if (std::find(o.untested_isas.begin(), it, *it) != it)
+            throw report::InputError("--untested-isas names '" + *it + "' twice");
     if (!o.confirm_again.empty() && o.confirm.empty())
         throw report::InputError("--confirm-again is a second round of re-runs: it needs --confirm, the first");
     const std::map<std::string, report::RunResults> reruns = reruns_by_machine(o.confirm, machines, tolerances);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <regex>
@@ -43,8 +44,11 @@ std::string without_clone_suffix(std::string name) {
 Symbols::Symbols(pid_t pid) {
     dwfl_ = dwfl_begin(&callbacks);
     if (!dwfl_) throw Error(ErrorKind::system, std::string("dwfl_begin failed: ") + dwfl_errmsg(-1));
-    if (dwfl_linux_proc_report(dwfl_, pid ? pid : getpid()) != 0 || dwfl_report_end(dwfl_, nullptr, nullptr) != 0) {
-        const std::string message = dwfl_errmsg(-1);
+    // dwfl_linux_proc_report answers an errno of its own when /proc/PID/maps
+    // cannot be read (ESRCH: the process has exited), where dwfl_errmsg says "no error".
+    const int reported = dwfl_linux_proc_report(dwfl_, pid ? pid : getpid());
+    if (reported != 0 || dwfl_report_end(dwfl_, nullptr, nullptr) != 0) {
+        const std::string message = reported > 0 ? std::strerror(reported) : dwfl_errmsg(-1);
         dwfl_end(dwfl_);
         const std::string whose = pid ? "process " + std::to_string(pid) + "'s" : std::string("this process's");
         throw Error(ErrorKind::system, "cannot read " + whose + " modules with libdw: " + message);

@@ -268,28 +268,66 @@ void check_outputs(std::initializer_list<NamedOutput> outputs) {
     check_distinct_outputs(outputs);
 }
 
-void make_directories(const std::string& dir, const std::string& what) {
-    if (dir.empty()) return;  // the working directory
+std::string make_directories(const std::string& dir, const std::string& what) {
+    if (dir.empty()) return "";  // the working directory
     std::error_code ec;
     if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
         throw std::runtime_error(dir + ": cannot create " + what + " directory: a file of that name is in the way");
+    // The outermost of the directories that are not there yet: what remove_made_directories takes back.
+    std::filesystem::path outermost;
+    for (std::filesystem::path at = std::filesystem::path(dir).lexically_normal(); !at.empty() && !std::filesystem::exists(at, ec);
+         at = at.parent_path()) {
+        outermost = at;
+        if (at == at.parent_path()) break;
+    }
     std::filesystem::create_directories(dir, ec);
-    if (ec || !std::filesystem::is_directory(dir, ec))
+    if (ec || !std::filesystem::is_directory(dir, ec)) {
+        remove_made_directories(dir, outermost.string());
         throw std::runtime_error(dir + ": cannot create " + what + " directory" + (ec ? ": " + ec.message() : ""));
+    }
+    return outermost.string();
 }
 
-void check_file_set(const std::string& dir, const std::vector<std::string>& names) {
-    make_directories(dir, "report");
-    for (const std::string& name : names) check_writable((std::filesystem::path(dir) / name).string());
+void remove_made_directories(const std::string& dir, const std::string& outermost) {
+    if (outermost.empty()) return;
+    std::error_code ec;
+    for (std::filesystem::path at = std::filesystem::path(dir).lexically_normal(); !at.empty(); at = at.parent_path()) {
+        if (!std::filesystem::remove(at, ec)) return;  // not empty, or not there: it stays, and so do its parents
+        if (at == std::filesystem::path(outermost) || at == at.parent_path()) return;
+    }
 }
+
+namespace {
+
+// check_file_set's checks; returns what make_directories made, which the
+// caller takes back if the set is not written.
+std::string checked_file_set(const std::string& dir, const std::vector<std::string>& names) {
+    const std::string made = make_directories(dir, "report");
+    try {
+        for (const std::string& name : names) check_writable((std::filesystem::path(dir) / name).string());
+    } catch (...) {
+        remove_made_directories(dir, made);
+        throw;
+    }
+    return made;
+}
+
+}  // namespace
+
+void check_file_set(const std::string& dir, const std::vector<std::string>& names) { checked_file_set(dir, names); }
 
 void write_file_set(const std::string& dir, const std::vector<NamedText>& files) {
     std::vector<std::string> names;
     for (const NamedText& file : files) names.push_back(file.name);
-    check_file_set(dir, names);
+    const std::string made = checked_file_set(dir, names);
     std::vector<PathText> paths;  // the texts viewed, not copied
     for (const NamedText& file : files) paths.emplace_back((std::filesystem::path(dir) / file.name).string(), file.text);
-    write_all(paths);
+    try {
+        write_all(paths);
+    } catch (...) {
+        remove_made_directories(dir, made);  // only where nothing was written: a directory with a file stays
+        throw;
+    }
 }
 
 }  // namespace benchfp::report

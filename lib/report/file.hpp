@@ -51,14 +51,21 @@ void check_inputs_kept(const std::vector<NamedOutput>& outputs, const std::vecto
 void check_outputs(std::initializer_list<NamedOutput> outputs);
 
 // Creates `dir` and its parents (nothing for ""): throws std::runtime_error
-// naming it and `what` ("report", "baseline") when it cannot, or a file is in the way.
-void make_directories(const std::string& dir, const std::string& what);
+// naming it and `what` ("report", "baseline") when it cannot, or a file is in
+// the way. Returns the outermost directory it made ("" when `dir` was there):
+// a run that then fails to write takes them back (remove_made_directories)
+// rather than leave empty directories behind.
+std::string make_directories(const std::string& dir, const std::string& what);
+// Removes `dir` and its parents up to `outermost` (make_directories' answer;
+// nothing for ""), each only while it is empty.
+void remove_made_directories(const std::string& dir, const std::string& outermost);
 
 // A report's files, written as one set into `dir` (created with its parents)
 // by write_files: a failure leaves the set there was (each file is whole or
 // absent either way, but old and new files side by side would read as one
 // report). check_file_set makes the same checks and writes nothing: before a
-// long run rather than after it. Both throw std::runtime_error naming the path.
+// long run rather than after it. A directory they made is removed again when
+// the files cannot be written there. Both throw std::runtime_error naming the path.
 struct NamedText {
     std::string name, text;
 };
