@@ -10,6 +10,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -48,8 +49,17 @@ uint64_t monotonic_ns() {
 }
 
 // A file asked for that cannot be made is bad input, before any case runs.
+// A regular file of this user already at this pid's name was left by an
+// earlier process that had this pid (it has ended: the pid is ours now), and is
+// replaced; a link or another user's file never is (/tmp is sticky: nobody
+// else can swap ours for a link between the lstat and the unlink).
 int create_exclusive(const std::string& path) {
-    const int fd = open(path.c_str(), O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR | O_CLOEXEC, 0644);
+    constexpr int flags = O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR | O_CLOEXEC;
+    int fd = open(path.c_str(), flags, 0644);
+    struct stat left{};
+    if (fd < 0 && errno == EEXIST && ::lstat(path.c_str(), &left) == 0 && S_ISREG(left.st_mode) &&
+        left.st_uid == ::geteuid() && ::unlink(path.c_str()) == 0)
+        fd = open(path.c_str(), flags, 0644);
     if (fd < 0) throw UsageError("--jit-profile: cannot write " + path + ": " + std::strerror(errno));
     return fd;
 }
@@ -112,25 +122,44 @@ JitProfileChoice parse_jit_profile(const std::string& text, const std::string& w
     return choice;
 }
 
+// What start_jit_profile has made so far, taken back if it does not finish:
+// a file left in /tmp would make the next process of this pid refuse to start.
+struct Started {
+    std::vector<std::pair<int*, std::string>> files;  // its descriptor, its path
+    bool done = false;
+    ~Started() {
+        if (done) return;
+        for (auto& [fd, path] : files) {
+            ::close(*fd);
+            *fd = -1;
+            ::unlink(path.c_str());  // ours: created with O_EXCL
+        }
+    }
+};
+
 void start_jit_profile(const JitProfileChoice& choice) {
     const std::string pid = std::to_string(getpid());
-    if (choice.map) files.map = create_exclusive("/tmp/perf-" + pid + ".map");
+    Started started;
+    if (choice.map) {
+        const std::string path = "/tmp/perf-" + pid + ".map";
+        files.map = create_exclusive(path);
+        started.files.emplace_back(&files.map, path);
+    }
     if (choice.jitdump) {
         const std::string path = "/tmp/jit-" + pid + ".dump";
         files.jitdump = create_exclusive(path);
+        started.files.emplace_back(&files.jitdump, path);
         JitdumpHeader header;
         header.pid = static_cast<uint32_t>(getpid());
         header.timestamp = monotonic_ns();
         // perf record learns of the file from this executable mapping of it:
         // perf inject --jit finds jit-PID.dump through the MMAP record.
         const int error = report::write_fully(files.jitdump, bytes_of(&header, sizeof header));
-        if (error || mmap(nullptr, sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC, MAP_PRIVATE, files.jitdump, 0) == MAP_FAILED) {
-            const std::string why = std::strerror(error ? error : errno);
-            ::close(files.jitdump);
-            ::unlink(path.c_str());  // ours (O_EXCL), and not a jitdump file without its header
-            throw UsageError("--jit-profile: cannot " + std::string(error ? "write" : "map") + " " + path + ": " + why);
-        }
+        if (error || mmap(nullptr, sysconf(_SC_PAGESIZE), PROT_READ | PROT_EXEC, MAP_PRIVATE, files.jitdump, 0) == MAP_FAILED)
+            throw UsageError("--jit-profile: cannot " + std::string(error ? "write " : "map ") + path + ": " +
+                             std::strerror(error ? error : errno));
     }
+    started.done = true;
     if (files.map >= 0 || files.jitdump >= 0) jit::set_code_observer(announce);
 }
 

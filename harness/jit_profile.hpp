@@ -6,10 +6,12 @@
 // an ELF per kernel). Off by default: a fleet profiler must not need it, and
 // writing it costs a file per process for its whole life.
 //
-// Files are created with O_CREAT|O_EXCL|O_NOFOLLOW: an existing file (another
-// process of the same pid before, or a symlink planted in /tmp) is never
-// followed nor clobbered; the run then stops before its first case, as for
-// any output asked for that cannot be written (exit 2). The files are streams,
+// Files are created with O_CREAT|O_EXCL|O_NOFOLLOW: a symlink planted in /tmp,
+// or another user's file, is never followed nor clobbered; the run then stops
+// before its first case, as for any output asked for that cannot be written
+// (exit 2). A regular file of this user there is a stale one, left by an
+// earlier process of the same pid (perf maps outlive their process, for perf
+// report): it is replaced. The files are streams,
 // written as kernels are built so that a profiler attached mid-run reads them:
 // not written whole through a temporary as the other outputs are. A write that
 // fails mid-run ends that file there, with a warning, and the run's exit status

@@ -278,6 +278,20 @@ TEST(CliJudge, DeeplyNestedInputIsBadInputNeverASignal) {
     expect_usage_error(with(args, "--current", d + "deep.json"), "deep.json");
     std::ofstream(files.dir / "deep_field.json") << "{\"schema\": \"benchfp.tolerances/1\", \"time\": " + deep + "}";
     expect_usage_error(with(args, "--tolerances", d + "deep_field.json"), "array of 1 elements");
+    // A baseline's build block so deep is not kept for the report (which dumped it): judged as usual.
+    nlohmann::json baseline = files.baseline;
+    baseline["build"] = {{"version", "1"}};
+    std::string text = baseline.dump();
+    text.replace(text.find("\"1\""), 3, deep);
+    std::ofstream(files.dir / "deep_build.json") << text;
+    const CommandRun deep_build = run_benchfp(with(args, "--baseline", d + "deep_build.json"));
+    EXPECT_LE(deep_build.status, 1) << deep_build.output;
+    std::filesystem::remove_all(files.dir);
+}
+
+TEST(CliJudge, AnUntestedIsaNamedTwiceIsBadInput) {
+    JudgeFiles files = valid_judge_files("untested_twice");
+    expect_usage_error(judge_args(files) + " --untested-isas=avx2,avx2", "--untested-isas names 'avx2' twice");
     std::filesystem::remove_all(files.dir);
 }
 

@@ -279,14 +279,30 @@ TEST(CliBadInput, ABadPoolReleaseThresholdIsBadInputNotAnAbort) {
 }
 
 // --jit-profile asked for and not writable: exit 2 before any case, not a note
-// and exit 0. The shell's pid is benchfp's after exec: the file planted is where
-// its perf map goes.
+// and exit 0; the map already made is taken back when the jitdump fails. A
+// stale map of this user at this pid is replaced. The shell's pid is benchfp's
+// after exec: what is planted is where its files go.
 TEST(CliBadInput, AJitProfileThatCannotBeWrittenIsBadInput) {
-    const CommandRun run = run_shell(std::string("sh -c 'echo pid=$$; touch /tmp/perf-$$.map && exec ") + BENCHFP_BIN +
-                                     " kernel --jit-profile=map --kernel=eltwise --alg=relu --isa=sse41 --mode=corr 64'");
-    expect_run(run, 2, {"--jit-profile: cannot write /tmp/perf-", "File exists"});
+    const std::string run_kernel =
+        std::string(BENCHFP_BIN) + " kernel --kernel=eltwise --alg=relu --isa=sse41 --mode=corr";
+    const CommandRun run = run_shell("sh -c 'echo pid=$$; ln -s /nonexistent /tmp/jit-$$.dump && exec " + run_kernel +
+                                     " --jit-profile=map,jitdump 64'");
+    expect_run(run, 2, {"--jit-profile: cannot write /tmp/jit-", "File exists"});
     EXPECT_EQ(run.output.find("PASSED"), std::string::npos) << run.output;
     const size_t at = run.output.find("pid=");
     ASSERT_NE(at, std::string::npos) << run.output;
-    std::filesystem::remove("/tmp/perf-" + std::to_string(std::stol(run.output.substr(at + 4))) + ".map");
+    const std::string pid = std::to_string(std::stol(run.output.substr(at + 4)));
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status("/tmp/perf-" + pid + ".map")));
+    std::filesystem::remove("/tmp/jit-" + pid + ".dump");
+    const CommandRun stale = run_shell("sh -c 'echo pid=$$; echo stale > /tmp/perf-$$.map && exec " + run_kernel +
+                                       " --jit-profile=map 64'");
+    expect_run(stale, 0, {"PASSED"});
+    const size_t stale_at = stale.output.find("pid=");
+    ASSERT_NE(stale_at, std::string::npos) << stale.output;
+    const std::string map = "/tmp/perf-" + std::to_string(std::stol(stale.output.substr(stale_at + 4))) + ".map";
+    std::ifstream written(map);
+    const std::string text((std::istreambuf_iterator<char>(written)), {});
+    EXPECT_EQ(text.find("stale"), std::string::npos) << text;
+    EXPECT_NE(text.find("eltwise"), std::string::npos) << text;
+    std::filesystem::remove(map);
 }

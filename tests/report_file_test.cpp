@@ -135,3 +135,34 @@ TEST(ReportFile, CheckWritableAsksTheFileSystemNotTheModeBits) {
         }
     }
 }
+
+// make_directories says what it made, and remove_made_directories takes back
+// exactly that: never a directory that was there, never a link, never one that
+// holds a file.
+TEST(ReportFile, DirectoriesMadeAreTakenBackAndNothingElse) {
+    using benchfp::report::make_directories;
+    using benchfp::report::remove_made_directories;
+    TempDir dir;
+    const fs::path there = dir.path / "there";
+    fs::create_directories(there);
+    // A trailing slash, and a ".." through a directory the call itself makes.
+    for (const std::string& asked : {(there / "a/b/").string(), (there / "n/../e/sub").string()}) {
+        const auto made = make_directories(asked, "test");
+        EXPECT_TRUE(fs::is_directory(asked)) << asked;
+        EXPECT_FALSE(made.empty()) << asked;
+        remove_made_directories(made);
+        EXPECT_EQ(entries(there), 0u) << asked;  // all of it back, and `there` itself kept
+    }
+    EXPECT_TRUE(fs::is_directory(there));
+    EXPECT_TRUE(make_directories(there.string(), "test").empty());  // there already: nothing made
+    // A dangling link where the directory would go: an error, and the link stays.
+    const fs::path link = dir.path / "dangling";
+    fs::create_symlink(dir.path / "nowhere", link);
+    EXPECT_THROW(make_directories(link.string(), "test"), std::runtime_error);
+    EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+    // A directory that came to hold a file stays, and so do its parents.
+    const auto made = make_directories((there / "x/y").string(), "test");
+    std::ofstream(there / "x/y/kept") << "k";
+    remove_made_directories(made);
+    EXPECT_TRUE(fs::exists(there / "x/y/kept"));
+}

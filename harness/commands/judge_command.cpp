@@ -81,7 +81,7 @@ std::string find_stored(const std::string& name, const std::string& option) {
                              std::string(BENCHFP_SOURCE_DIR) + " (pass " + option + "=PATH)");
 }
 
-std::string make_directory(const fs::path& dir, const std::string& what) {
+report::MadeDirectories make_directory(const fs::path& dir, const std::string& what) {
     try {
         return report::make_directories(dir.string(), what);
     } catch (const std::runtime_error& e) {
@@ -193,8 +193,13 @@ std::vector<report::NamedInput> judge_inputs(const JudgeOptions& o) {
     add("--confirm-again", o.confirm_again);
     add("--baseline-runs", o.baseline_runs);
     add("--cases", o.cases);
-    if (!o.update_baseline) add("--baseline", {o.baseline});  // else where the baseline goes
-    add("--tolerances", {o.tolerances});
+    // Read where locate_stored finds them (here, or in the source tree).
+    const auto stored = [](const std::string& name) {
+        const auto found = name.empty() ? std::nullopt : locate_stored(name, StoredKind::any);
+        return found ? found->string() : name;
+    };
+    if (!o.update_baseline) add("--baseline", {stored(o.baseline)});  // else where the baseline goes
+    add("--tolerances", {stored(o.tolerances)});
     add("--instructions", {o.instructions});
     return inputs;
 }
@@ -207,23 +212,28 @@ void check_inputs_kept(const std::vector<report::NamedOutput>& outputs, const Ju
     }
 }
 
+// Every machine's path checked before the first is written: a refusal leaves
+// no baseline of the set recorded.
 int record_baselines(const JudgeOptions& o, const std::vector<report::RunResults>& machines) {
+    std::vector<std::string> paths;
     for (const report::RunResults& m : machines) {
         if (!m.fingerprint.known())
             throw report::InputError(m.source + ": the machine is unknown (" + m.fingerprint.describe() +
                                      "): a baseline needs the CPU model, ISA and cores (benchfp_cpu, benchfp_isa, "
                                      "benchfp_cores in the Google Benchmark context)");
-        const std::string path = baseline_file(o, m.fingerprint);
-        check_inputs_kept({{"the baseline of " + m.fingerprint.describe(), path}}, o);
-        const fs::path dir = fs::path(path).parent_path();
-        const std::string made = make_directory(dir, "baseline");
+        paths.push_back(baseline_file(o, m.fingerprint));
+        check_inputs_kept({{"the baseline of " + m.fingerprint.describe(), paths.back()}}, o);
+    }
+    for (size_t i = 0; i < machines.size(); ++i) {
+        const report::RunResults& m = machines[i];
+        const report::MadeDirectories made = make_directory(fs::path(paths[i]).parent_path(), "baseline");
         try {
-            report::write_baseline(path, m, build_info());
+            report::write_baseline(paths[i], m, build_info());
         } catch (...) {
-            report::remove_made_directories(dir.string(), made);
+            report::remove_made_directories(made);
             throw;
         }
-        std::cout << "benchfp: baseline " << path << " recorded from " << m.source << " (" << m.benchmarks.size()
+        std::cout << "benchfp: baseline " << paths[i] << " recorded from " << m.source << " (" << m.benchmarks.size()
                   << " benchmarks, " << m.ratios.size() << " ratios; " << m.fingerprint.describe() << ")\n";
     }
     return 0;

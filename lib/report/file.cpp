@@ -268,45 +268,64 @@ void check_outputs(std::initializer_list<NamedOutput> outputs) {
     check_distinct_outputs(outputs);
 }
 
-std::string make_directories(const std::string& dir, const std::string& what) {
-    if (dir.empty()) return "";  // the working directory
-    std::error_code ec;
-    if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
-        throw std::runtime_error(dir + ": cannot create " + what + " directory: a file of that name is in the way");
-    // The outermost of the directories that are not there yet: what remove_made_directories takes back.
-    std::filesystem::path outermost;
-    for (std::filesystem::path at = std::filesystem::path(dir).lexically_normal(); !at.empty() && !std::filesystem::exists(at, ec);
-         at = at.parent_path()) {
-        outermost = at;
-        if (at == at.parent_path()) break;
+MadeDirectories make_directories(const std::string& dir, const std::string& what) {
+    if (dir.empty()) return {};  // the working directory
+    struct stat found{};
+    if (::stat(dir.c_str(), &found) == 0) {
+        if (!S_ISDIR(found.st_mode))
+            throw std::runtime_error(dir + ": cannot create " + what + " directory: a file of that name is in the way");
+        return {};
     }
-    std::filesystem::create_directories(dir, ec);
-    if (ec || !std::filesystem::is_directory(dir, ec)) {
-        remove_made_directories(dir, outermost.string());
-        throw std::runtime_error(dir + ": cannot create " + what + " directory" + (ec ? ": " + ec.message() : ""));
+    // The path as given, each element in turn from the first that is not
+    // there (lstat: a link, even a dangling one, is there), made one at a time
+    // so that exactly what was made is known. "a/../b" keeps its "..": the
+    // write goes through the same path.
+    std::vector<std::string> missing;
+    std::string at = dir;
+    while (at.size() > 1 && at.back() == '/') at.pop_back();
+    while (!at.empty() && ::lstat(at.c_str(), &found) != 0) {
+        missing.push_back(at);
+        const size_t slash = at.find_last_of('/');
+        if (slash == std::string::npos) break;
+        at.resize(slash);
+        while (at.size() > 1 && at.back() == '/') at.pop_back();
+        if (at == "/") break;
     }
-    return outermost.string();
+    MadeDirectories made;
+    for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+        if (::mkdir(it->c_str(), 0777) == 0) {
+            made.push_back(*it);
+            continue;
+        }
+        const int error = errno;
+        // There after all ("n/.." once n is made, or another process made it): not ours.
+        if (error == EEXIST && ::stat(it->c_str(), &found) == 0 && S_ISDIR(found.st_mode)) continue;
+        remove_made_directories(made);
+        throw std::runtime_error(dir + ": cannot create " + what + " directory: " + *it + ": " + std::strerror(error));
+    }
+    if (::stat(dir.c_str(), &found) != 0 || !S_ISDIR(found.st_mode)) {
+        remove_made_directories(made);
+        throw std::runtime_error(dir + ": cannot create " + what + " directory");
+    }
+    return made;
 }
 
-void remove_made_directories(const std::string& dir, const std::string& outermost) {
-    if (outermost.empty()) return;
-    std::error_code ec;
-    for (std::filesystem::path at = std::filesystem::path(dir).lexically_normal(); !at.empty(); at = at.parent_path()) {
-        if (!std::filesystem::remove(at, ec)) return;  // not empty, or not there: it stays, and so do its parents
-        if (at == std::filesystem::path(outermost) || at == at.parent_path()) return;
-    }
+void remove_made_directories(const MadeDirectories& made) {
+    // rmdir, never remove(): it takes away nothing but an empty directory.
+    for (auto it = made.rbegin(); it != made.rend(); ++it)
+        if (::rmdir(it->c_str()) != 0) return;  // not empty: it stays, and so do its parents
 }
 
 namespace {
 
 // check_file_set's checks; returns what make_directories made, which the
 // caller takes back if the set is not written.
-std::string checked_file_set(const std::string& dir, const std::vector<std::string>& names) {
-    const std::string made = make_directories(dir, "report");
+MadeDirectories checked_file_set(const std::string& dir, const std::vector<std::string>& names) {
+    MadeDirectories made = make_directories(dir, "report");
     try {
         for (const std::string& name : names) check_writable((std::filesystem::path(dir) / name).string());
     } catch (...) {
-        remove_made_directories(dir, made);
+        remove_made_directories(made);
         throw;
     }
     return made;
@@ -319,13 +338,13 @@ void check_file_set(const std::string& dir, const std::vector<std::string>& name
 void write_file_set(const std::string& dir, const std::vector<NamedText>& files) {
     std::vector<std::string> names;
     for (const NamedText& file : files) names.push_back(file.name);
-    const std::string made = checked_file_set(dir, names);
+    const MadeDirectories made = checked_file_set(dir, names);
     std::vector<PathText> paths;  // the texts viewed, not copied
     for (const NamedText& file : files) paths.emplace_back((std::filesystem::path(dir) / file.name).string(), file.text);
     try {
         write_all(paths);
     } catch (...) {
-        remove_made_directories(dir, made);  // only where nothing was written: a directory with a file stays
+        remove_made_directories(made);  // only where nothing was written: a directory with a file stays
         throw;
     }
 }

@@ -52,20 +52,22 @@ void check_outputs(std::initializer_list<NamedOutput> outputs);
 
 // Creates `dir` and its parents (nothing for ""): throws std::runtime_error
 // naming it and `what` ("report", "baseline") when it cannot, or a file is in
-// the way. Returns the outermost directory it made ("" when `dir` was there):
-// a run that then fails to write takes them back (remove_made_directories)
-// rather than leave empty directories behind.
-std::string make_directories(const std::string& dir, const std::string& what);
-// Removes `dir` and its parents up to `outermost` (make_directories' answer;
-// nothing for ""), each only while it is empty.
-void remove_made_directories(const std::string& dir, const std::string& outermost);
+// the way. Returns the directories it made, outermost first (none when `dir`
+// was there): a run that then fails to write takes them back
+// (remove_made_directories) rather than leave empty directories behind.
+using MadeDirectories = std::vector<std::string>;
+MadeDirectories make_directories(const std::string& dir, const std::string& what);
+// Removes what make_directories made, innermost first, each only while it is
+// an empty directory (rmdir): a directory that holds a file stays, with its parents.
+void remove_made_directories(const MadeDirectories& made);
 
 // A report's files, written as one set into `dir` (created with its parents)
 // by write_files: a failure leaves the set there was (each file is whole or
 // absent either way, but old and new files side by side would read as one
 // report). check_file_set makes the same checks and writes nothing: before a
-// long run rather than after it. A directory they made is removed again when
-// the files cannot be written there. Both throw std::runtime_error naming the path.
+// long run rather than after it. write_file_set removes the directories it
+// made when the files cannot be written there; check_file_set leaves what it
+// made for the run that follows (the caller's to take back). Both throw std::runtime_error naming the path.
 struct NamedText {
     std::string name, text;
 };

@@ -28,9 +28,10 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
     if (!file) throw InputError(path + ": cannot open " + what + ": unreadable");
     std::ostringstream text;
     // An empty file makes `text << rdbuf()` fail too: say so, not "unreadable".
-    // Its size is not asked first: a /proc file says 0 and has text.
+    // Its size is asked only then: a /proc file says 0 and has text.
     if (!(text << file.rdbuf()) || file.bad()) {
-        if (!file.bad() && std::filesystem::is_regular_file(status)) throw InputError(path + ": " + what + " file is empty");
+        if (!file.bad() && std::filesystem::is_regular_file(status) && std::filesystem::file_size(path, ec) == 0 && !ec)
+            throw InputError(path + ": " + what + " file is empty");
         throw InputError(path + ": cannot open " + what + ": unreadable");
     }
     return parse_json_text(text.str(), path, what);

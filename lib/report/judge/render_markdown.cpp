@@ -69,10 +69,10 @@ const char* meaning =
     "whatever the baseline says). Where the failed benchmarks were re-run in a new process (ci/gate.sh does), a "
     "failure the re-run does not show again is reported as not confirmed (:warning:), not failed.";
 
-// A label from the command line or an input file (a commit, --triggered-by)
-// as one line of text in the Markdown: a line break would start a heading or
-// a table of its own, and `<`, `>` and `&` would be markup (report.html
-// escapes its own).
+// A label from the command line or an input file (a commit, --triggered-by, a
+// machine's CPU model) as one line of text in the Markdown: a line break would
+// start a heading or a table of its own, and `<`, `>` and `&` would be markup.
+// Quotes stay as they are (escape_html's &#39; would show in a Markdown reader).
 std::string inline_text(const std::string& text) {
     std::string out;
     for (const char ch : text) {
@@ -198,10 +198,10 @@ void footprint_section(std::ostringstream& md, const Judgement& j) {
 
 void machine_results(std::ostringstream& md, const MachineJudgement& m, bool titled) {
     const Judgement& j = m.judgement;
-    if (titled) md << "### Machine: " << m.current.fingerprint.describe() << "\n\n";
-    md << "*Machine:* " << machine_line(m) << "\n\n*Times from:* " << m.current.time_from << "\n\n";
+    if (titled) md << "### Machine: " << inline_text(m.current.fingerprint.describe()) << "\n\n";
+    md << "*Machine:* " << inline_text(machine_line(m)) << "\n\n*Times from:* " << m.current.time_from << "\n\n";
     if (!m.rerun_source.empty())
-        md << "*Failures re-run in:* " << m.rerun_source << " (a failure counts only if the re-run shows it too)\n\n";
+        md << "*Failures re-run in:* " << inline_text(m.rerun_source) << " (a failure counts only if the re-run shows it too)\n\n";
     benchmark_table(md, j);
     ratio_table(md, j);
     frame_cost_table(md, m.current);
@@ -227,7 +227,7 @@ void version_block(std::ostringstream& md, const RunResults& run) {
 void version_info_section(std::ostringstream& md, const Report& report) {
     md << "## Version Info\n\n";
     for (const MachineJudgement& m : report.machines) {
-        if (report.machines.size() > 1) md << "### Machine: " << m.current.fingerprint.describe() << "\n\n";
+        if (report.machines.size() > 1) md << "### Machine: " << inline_text(m.current.fingerprint.describe()) << "\n\n";
         md << "#### Primary Build (this run)\n\n";
         version_block(md, m.current);
         md << "#### Comparison Build (the baseline)\n\n";
