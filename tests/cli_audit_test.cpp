@@ -70,7 +70,12 @@ TEST(CliAudit, NoSuchProcessIsBadInput) { expect_usage_error("audit --pid=999999
 TEST(CliAudit, NamesExactlyOneProcess) { expect_usage_error("audit --duration-ms=100", "name one process"); }
 TEST(CliAudit, ACommandThatExitsAtOnceIsBadInput) { expect_usage_error("audit -- /bin/true", "exited within"); }
 TEST(CliAudit, AProgramWithoutJitCodeIsReportedNotFailed) {
-    expect_sampled_run("audit --duration-ms=200 --delay-ms=100 -- /bin/sleep 2", 0, {"No JIT code was seen"});
+    expect_sampled_run("audit --duration-ms=200 --delay-ms=100 -- /bin/sh -c 'while :; do :; done'", 0,
+                       {"No JIT code was seen", "JIT samples: 0 of "});
+}
+// A process that never ran in the window gave nothing to report: no green.
+TEST(CliAudit, AProcessWithNoSampleAtAllIsNotAFinding) {
+    expect_sampled_run("audit --duration-ms=200 --delay-ms=100 -- /bin/sleep 2", 1, {"no sample of process"});
 }
 TEST(CliAudit, NamesJitCodeFromThePerfMapWhenTheProcessWritesOne) {
     expect_sampled_run("audit --duration-ms=400 --delay-ms=300 -- " + std::string(BENCHFP_BIN) +
@@ -133,4 +138,12 @@ TEST(CliAudit, EveryThreadOfAParallelSectionReachesItsStart) {
         EXPECT_GE(t["full"].get<long>(), judged * 95 / 100) << run.output;  // without --expect: reaches its start
     }
     std::filesystem::remove_all(report);
+}
+
+// The command line is the process's text, not markup: a line break in an
+// argument made a heading of its own in report.md.
+TEST(CliAudit, TheCommandIsTextInTheReport) {
+    expect_sampled_run("audit --duration-ms=200 --delay-ms=100 -- /bin/sh -c 'while :; do :; done' "
+                       "\"$(printf 'x\\n## Injected <b>')\"",
+                       0, {"x ## Injected &lt;b&gt;"});
 }

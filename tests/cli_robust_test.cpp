@@ -259,6 +259,9 @@ TEST(CliBadInput, WholeNumbersAreDecimalAndFitTheirType) {
 TEST(CliBadInput, AnOutputMayNotReplaceAnInput) {
     const std::string batch = write_temp("input.batch", "--kernel=eltwise --alg=relu --isa=sse41 --mode=corr 64\n");
     expect_usage_error("kernel --batch=" + batch + " --csv=" + batch, "--csv names '" + batch + "', the file --batch reads");
+    // A batch named inside another one: found where the cases are expanded, before any runs.
+    const std::string outer = write_temp("outer.batch", "--batch=" + batch + "\n");
+    expect_usage_error("kernel --batch=" + outer + " --json=" + batch, "--json names '" + batch + "', the file --batch reads");
     std::ifstream kept(batch);
     EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "--kernel=eltwise --alg=relu --isa=sse41 --mode=corr 64\n");
     const std::string dir = temp_path("report_dir");
@@ -305,4 +308,10 @@ TEST(CliBadInput, AJitProfileThatCannotBeWrittenIsBadInput) {
     EXPECT_EQ(text.find("stale"), std::string::npos) << text;
     EXPECT_NE(text.find("eltwise"), std::string::npos) << text;
     std::filesystem::remove(map);
+}
+
+// "--expect=," split into no item, and CLI11 took the next argument as the value.
+TEST(CliBadInput, AListOfOnlyCommasIsAnEmptyValue) {
+    expect_usage_error("audit --expect=, --delay-ms=50 -- /bin/true", "option '--expect=,' has an empty value");
+    expect_usage_error("kernel --allow-untested=, --isa=avx2 64", "option '--allow-untested=,' has an empty value");
 }

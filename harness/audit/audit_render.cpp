@@ -15,7 +15,7 @@ namespace {
 constexpr size_t shown_chains = 5, shown_culprits = 10;
 
 void tally_row(std::ostringstream& md, const std::string& label, const AuditTally& t) {
-    md << "| " << label << " | " << t.tally.jit() << " | " << t.tally.full << " | " << t.tally.skipped_caller << " | "
+    md << "| " << report::markdown_text(label) << " | " << t.tally.jit() << " | " << t.tally.full << " | " << t.tally.skipped_caller << " | "
        << t.tally.broken << " | " << t.tally.prologue << " | " << percent(t.tally.full, t.tally.judged()) << " | "
        << percent(t.reached_start, t.tally.jit()) << " |\n";
 }
@@ -57,7 +57,9 @@ std::string comma_list(const std::vector<std::string>& items) {
 
 std::string render_audit_markdown(const AuditReport& r) {
     std::ostringstream md;
-    md << "# benchfp audit of pid " << r.pid << (r.command.empty() ? "" : " (" + r.command + ")") << "\n\n";
+    // The command, thread and region names and the symbols are the process's: text, never markup.
+    md << "# benchfp audit of pid " << r.pid << (r.command.empty() ? "" : " (" + report::markdown_text(r.command) + ")")
+       << "\n\n";
     md << "Sampled " << r.mode << " for " << r.seconds << " s on " << r.event << " (" << r.events
        << " perf events): " << r.samples << " samples of the process, " << r.jit_samples << " in JIT code";
     if (r.lost) md << ", " << r.lost << " lost";
@@ -65,7 +67,7 @@ std::string render_audit_markdown(const AuditReport& r) {
     if (!r.event_note.empty()) md << "\n" << r.event_note << "\n";
     md << "\nVerdict: "
        << (r.expect.empty() ? std::string("`full` when the chain reaches main or the thread's start")
-                            : "the callers " + comma_list(r.expect) + " above the JIT frame (innermost first)")
+                            : "the callers " + report::markdown_text(comma_list(r.expect)) + " above the JIT frame (innermost first)")
        << ".\n";
     for (const std::string& note : r.notes) md << "\n**Note:** " << note << "\n";
     if (!r.jit_samples) {
@@ -85,14 +87,15 @@ std::string render_audit_markdown(const AuditReport& r) {
     if (!r.broken_chains.empty()) {
         md << "\n## Most frequent broken chains\n\n| samples | chain (innermost first) |\n| --- | --- |\n";
         for (size_t i = 0; i < std::min(shown_chains, r.broken_chains.size()); ++i)
-            md << "| " << r.broken_chains[i].second << " | `" << r.broken_chains[i].first << "` |\n";
+            md << "| " << r.broken_chains[i].second << " | `" << report::markdown_code(r.broken_chains[i].first) << "` |\n";
         md << "\n## Culprits: where the chain broke\n\n"
            << "| region | offset | broken samples | instruction | rbp last written by | rbp held | example rbp |\n"
            << "| --- | --- | --- | --- | --- | --- | --- |\n";
         for (size_t i = 0; i < std::min(shown_culprits, r.culprits.size()); ++i) {
             const Culprit& c = r.culprits[i];
-            md << "| " << c.region << " | +" << hex(c.offset) << " | " << c.count << " | `" << c.instruction << "` | `" << c.rbp_written_by
-               << "` | " << most_common(c.rbp) << " | " << hex(c.example_rbp) << " |\n";
+            md << "| " << report::markdown_text(c.region) << " | +" << hex(c.offset) << " | " << c.count << " | `"
+               << report::markdown_code(c.instruction) << "` | `" << report::markdown_code(c.rbp_written_by) << "` | "
+               << most_common(c.rbp) << " | " << hex(c.example_rbp) << " |\n";
         }
         if (r.culprits.size() > shown_culprits)
             md << "\n(" << r.culprits.size() - shown_culprits << " more offsets in report.json)\n";

@@ -46,12 +46,19 @@ int report_error(const std::string& message) {
 }
 
 // The report of one process to stdout (and --report-dir); 2 when the process
-// left before anything could be judged.
+// left before anything could be judged, 1 when it stayed and gave no sample at
+// all (it did not run in the window: idle, or a thread id given as --pid, whose
+// samples carry the process's id): a report of nothing seen is no finding.
 int print_report(const AuditOptions& o, const AuditReport& report) {
     if (report.samples == 0 && report.exited)
         return report_error("process " + std::to_string(report.pid) + " exited before any sample was taken");
     std::cout << render_audit_markdown(report);
     if (!o.report_dir.empty()) write_audit_report(report, o.report_dir);
+    if (report.samples == 0) {
+        std::cerr << "benchfp audit: no sample of process " << report.pid
+                  << " in the window: it did not run on a CPU (idle, or --pid named a thread, not a process)\n";
+        return 1;
+    }
     if (!report.jit_samples) std::cout << "JIT samples: 0 of " << report.samples << '\n';
     return 0;
 }
@@ -63,17 +70,23 @@ int run_audit(const AuditOptions& o) {
     if (sources != 1) return report_error("name one process: --pid=P, --target=onednn, or -- CMD ARGS");
     if (o.duration_ms == 0) return report_error("--duration-ms must be positive");
     if (const std::string problem = perf::frequency_problem(o.frequency); !problem.empty()) return report_error(problem);
+    report::MadeDirectories made;
     try {
         const AuditRequest request{o.pid, false, o.duration_ms, o.system_wide, o.expect, o.event, o.frequency};
         if (!o.target.empty()) return run_onednn_comparison(request, o.delay_ms, o.report_dir);
         if (o.pid && !perf::process_exists(o.pid)) return report_error("no process with pid " + std::to_string(o.pid));
-        // --report's files checked before sampling, not after it.
-        if (!o.report_dir.empty()) report::check_file_set(o.report_dir, audit_report_files());
-        if (o.pid) return print_report(o, audit_process(request));
-        return print_report(o, audit_started(o.command, o.delay_ms, request));
+        // --report's files checked before sampling, not after it; the directories
+        // that made are taken back when no report is written there.
+        if (!o.report_dir.empty()) made = report::check_file_set(o.report_dir, audit_report_files());
+        const int status = o.pid ? print_report(o, audit_process(request))
+                                 : print_report(o, audit_started(o.command, o.delay_ms, request));
+        if (status == 2) report::remove_made_directories(made);
+        return status;
     } catch (const perf::Error& e) {
+        report::remove_made_directories(made);
         return report_error(e.what());
     } catch (const std::exception& e) {
+        report::remove_made_directories(made);
         return report_error(e.what());
     }
 }

@@ -80,7 +80,9 @@ KernelRun::KernelRun(const KernelRunOptions& options) : options_(options) {
     jit::set_verify_on_build(!options_.no_verify);
     isa_tally_ = IsaTally(isa_cap_);
     check_run_options();
-    cases_ = expand_cases(options_.cases, isa_cap_, {options_.max_cases, mem_available_bytes()});
+    std::vector<std::string> batch_files;
+    cases_ = expand_cases(options_.cases, isa_cap_, {options_.max_cases, mem_available_bytes()}, &batch_files);
+    check_batches_kept(batch_files);
     run_repro_ = run_repro_options();
     options_.perf_template = resolve_perf_template(options_.perf_template);
     rows_only_stdout_ = options_.perf_template != resolve_perf_template("default");
@@ -105,15 +107,23 @@ void KernelRun::check_run_options() const {
                              (std::string(option) == "--json" ? " (--json=- is stdout for --list only)" : ""));
     try {
         report::check_outputs({{"--json", options_.json_path}, {"--csv", options_.csv_path}});
-        std::vector<report::NamedInput> batches;
-        for (const std::string& batch : options_.cases.batches) batches.push_back({"--batch", batch});
-        report::check_inputs_kept({{"--json", options_.json_path}, {"--csv", options_.csv_path}}, batches);
     } catch (const std::exception& e) {
         throw UsageError(e.what());
     }
     if (!options_.period)
         if (const std::string problem = perf::frequency_problem(options_.frequency); !problem.empty())
             throw UsageError(problem);
+}
+
+// Every batch file the cases came from, nested ones included: no output may replace one.
+void KernelRun::check_batches_kept(const std::vector<std::string>& batch_files) const {
+    std::vector<report::NamedInput> batches;
+    for (const std::string& path : batch_files) batches.push_back({"--batch", path});
+    try {
+        report::check_inputs_kept({{"--json", options_.json_path}, {"--csv", options_.csv_path}}, batches);
+    } catch (const std::exception& e) {
+        throw UsageError(e.what());
+    }
 }
 
 std::string KernelRun::run_repro_options() const {

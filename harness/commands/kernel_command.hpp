@@ -88,6 +88,7 @@ private:
     const perf::EventChoice& event();
 
     void check_run_options() const;
+    void check_batches_kept(const std::vector<std::string>& batch_files) const;
     std::string run_repro_options() const;  // the run-wide knobs that differ from their defaults
 
     KernelRunOptions options_;

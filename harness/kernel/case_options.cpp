@@ -93,9 +93,15 @@ CaseOptions parse_batch_line(const std::string& line, const std::string& where) 
 }
 
 void reject_empty_values(const std::vector<std::string>& tokens, const std::string& where) {
-    for (const std::string& token : tokens)
-        if (token.size() > 3 && token.starts_with("--") && token.back() == '=')
+    for (const std::string& token : tokens) {
+        if (!token.starts_with("--")) continue;
+        const size_t equals = token.find('=');
+        if (equals == std::string::npos || equals < 3) continue;
+        // Commas and blanks only are empty too: CLI11 splits "--expect=," into
+        // no item, and the option then took the next argument as its value.
+        if (token.find_first_not_of(", \t", equals + 1) == std::string::npos)
             throw UsageError(where + ": option " + quoted_token(token) + " has an empty value");
+    }
 }
 
 }  // namespace benchfp::harness

@@ -34,8 +34,9 @@ std::vector<std::string> split_list(const std::string& list, const char* option,
 // Throws UsageError prefixed with `where` ("file:line").
 CaseOptions parse_batch_line(const std::string& line, const std::string& where);
 
-// Throws UsageError for a token "--name=" with nothing after the '=': CLI11
-// would take the next argument as its value, silently shifting the rest.
+// Throws UsageError for a token "--name=" with nothing after the '=', or only
+// commas and blanks ("--expect=,"): CLI11 would take the next argument as its
+// value, silently shifting the rest.
 void reject_empty_values(const std::vector<std::string>& tokens, const std::string& where);
 
 }  // namespace benchfp::harness

@@ -76,10 +76,12 @@ public:
     Expander(const CaseOptions& command_line, std::optional<jit::Isa> cap, const ExpandLimits& limits)
         : cli_(command_line), cap_(cap), limits_(limits) {}
 
-    std::vector<KernelCase> run() {
+    std::vector<KernelCase> run(std::vector<std::string>* batch_files) {
         check_lists(cli_, "command line");
         expand(cli_, "command line", 0);
         if (cases_.empty()) throw UsageError("no problem to run: give a problem (e.g. 1048576) or --batch=FILE");
+        if (batch_files)
+            for (const auto& [path, lines] : files_) batch_files->push_back(path);
         return std::move(cases_);
     }
 
@@ -293,8 +295,8 @@ std::string repro(const KernelCase& c, const std::string& run_options) {
 }
 
 std::vector<KernelCase> expand_cases(const CaseOptions& command_line, std::optional<jit::Isa> isa_cap,
-                                     const ExpandLimits& limits) {
-    return Expander(command_line, isa_cap, limits).run();
+                                     const ExpandLimits& limits, std::vector<std::string>* batch_files) {
+    return Expander(command_line, isa_cap, limits).run(batch_files);
 }
 
 }  // namespace benchfp::harness

@@ -28,7 +28,9 @@ struct ExpandLimits {
     std::optional<double> memory_bytes;
 };
 
+// batch_files, when given, gets every batch file read, nested ones and
+// {family}'s included (as found: a run's outputs must not replace one).
 std::vector<KernelCase> expand_cases(const CaseOptions& command_line, std::optional<jit::Isa> isa_cap,
-                                     const ExpandLimits& limits = {});
+                                     const ExpandLimits& limits = {}, std::vector<std::string>* batch_files = nullptr);
 
 }  // namespace benchfp::harness

@@ -333,7 +333,9 @@ MadeDirectories checked_file_set(const std::string& dir, const std::vector<std::
 
 }  // namespace
 
-void check_file_set(const std::string& dir, const std::vector<std::string>& names) { checked_file_set(dir, names); }
+MadeDirectories check_file_set(const std::string& dir, const std::vector<std::string>& names) {
+    return checked_file_set(dir, names);
+}
 
 void write_file_set(const std::string& dir, const std::vector<NamedText>& files) {
     std::vector<std::string> names;

@@ -67,11 +67,12 @@ void remove_made_directories(const MadeDirectories& made);
 // report). check_file_set makes the same checks and writes nothing: before a
 // long run rather than after it. write_file_set removes the directories it
 // made when the files cannot be written there; check_file_set leaves what it
-// made for the run that follows (the caller's to take back). Both throw std::runtime_error naming the path.
+// made for the run that follows and returns it, for the caller to take back
+// (remove_made_directories) if that run fails. Both throw std::runtime_error naming the path.
 struct NamedText {
     std::string name, text;
 };
-void check_file_set(const std::string& dir, const std::vector<std::string>& names);
+MadeDirectories check_file_set(const std::string& dir, const std::vector<std::string>& names);
 void write_file_set(const std::string& dir, const std::vector<NamedText>& files);
 
 // Writes several files (each `name` a path) as write_file does each, but in two

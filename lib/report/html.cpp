@@ -18,4 +18,36 @@ std::string escape_html(std::string_view text) {
     return escaped;
 }
 
+namespace {
+
+bool control(char ch) { return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f; }
+
+}  // namespace
+
+std::string markdown_text(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char ch : text) {
+        switch (ch) {
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '&': out += "&amp;"; break;
+        case '|': out += "\\|"; break;
+        default: out += control(ch) ? ' ' : ch;
+        }
+    }
+    return out;
+}
+
+std::string markdown_code(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char ch : text) {
+        if (ch == '|') out += "\\|";
+        else if (ch == '`') out += '\'';
+        else out += control(ch) ? ' ' : ch;
+    }
+    return out;
+}
+
 }  // namespace benchfp::report

@@ -8,4 +8,14 @@ namespace benchfp::report {
 
 std::string escape_html(std::string_view text);  // & < > " ' as entities
 
+// Text from outside (a command line, a thread's name, a CPU model, a symbol)
+// as one line of Markdown text: control characters become spaces (a line
+// break would start a heading or a table of its own), `<`, `>` and `&` become
+// entities (markup otherwise), and `|` is escaped (it would end a table cell).
+// Quotes stay (escape_html's &#39; would show in a Markdown reader).
+std::string markdown_text(std::string_view text);
+// The same inside a code span: no entities there (they would show as
+// written), a backtick becomes a quote (it would end the span).
+std::string markdown_code(std::string_view text);
+
 }  // namespace benchfp::report

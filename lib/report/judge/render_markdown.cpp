@@ -3,6 +3,7 @@
 // Benchmark Group List, Version Info of both sides.
 #include "report/judge/render.hpp"
 
+#include "report/html.hpp"
 #include "report/judge/stats.hpp"
 
 #include <cmath>
@@ -70,20 +71,8 @@ const char* meaning =
     "failure the re-run does not show again is reported as not confirmed (:warning:), not failed.";
 
 // A label from the command line or an input file (a commit, --triggered-by, a
-// machine's CPU model) as one line of text in the Markdown: a line break would
-// start a heading or a table of its own, and `<`, `>` and `&` would be markup.
-// Quotes stay as they are (escape_html's &#39; would show in a Markdown reader).
-std::string inline_text(const std::string& text) {
-    std::string out;
-    for (const char ch : text) {
-        if (ch == '<') out += "&lt;";
-        else if (ch == '>') out += "&gt;";
-        else if (ch == '&') out += "&amp;";
-        else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) out += ' ';
-        else out += ch;
-    }
-    return out;
-}
+// machine's CPU model): one line of Markdown text.
+std::string inline_text(const std::string& text) { return markdown_text(text); }
 
 // {"version": "0.5.0", "compiler": "GNU 12.2.0", ...} -> "version 0.5.0, compiler GNU 12.2.0, ..."
 std::string build_text(const nlohmann::json& build) {
