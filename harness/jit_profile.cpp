@@ -123,7 +123,7 @@ JitProfileChoice parse_jit_profile(const std::string& text, const std::string& w
 }
 
 // What start_jit_profile has made so far, taken back if it does not finish:
-// a file left in /tmp would make the next process of this pid refuse to start.
+// a run that stops before its first case leaves no profile file in /tmp.
 struct Started {
     std::vector<std::pair<int*, std::string>> files;  // its descriptor, its path
     bool done = false;

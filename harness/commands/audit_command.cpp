@@ -76,7 +76,7 @@ int run_audit(const AuditOptions& o) {
         if (!o.target.empty()) return run_onednn_comparison(request, o.delay_ms, o.report_dir);
         if (o.pid && !perf::process_exists(o.pid)) return report_error("no process with pid " + std::to_string(o.pid));
         // --report's files checked before sampling, not after it; the directories
-        // that made are taken back when no report is written there.
+        // the check made are taken back when no report is written there.
         if (!o.report_dir.empty()) made = report::check_file_set(o.report_dir, audit_report_files());
         const int status = o.pid ? print_report(o, audit_process(request))
                                  : print_report(o, audit_started(o.command, o.delay_ms, request));
