@@ -14,14 +14,16 @@ namespace benchfp::harness {
 
 // Adds the check to every INT and UINT option of `app` and of its subcommands
 // (call it after the options are added): decimal digits, a '-' first only for
-// a signed option, no leading zero, and a value its type holds.
+// a signed option, no leading zero, and a value its type holds. It runs before
+// the option's own checks (CLI11's transform() puts it first), so that
+// `--pid=1e3` is "not a whole number", not "not in range".
 inline void require_decimal_whole_numbers(CLI::App& app) {
     for (CLI::Option* option : app.get_options()) {
         // "INT", or "INT:INT in [1 - 1024]" once a validator has added its text.
         const std::string full = option->get_type_name(), type = full.substr(0, full.find(':'));
         if (type != "INT" && type != "UINT") continue;
         const bool is_signed = type == "INT";
-        option->check(CLI::Validator(
+        option->transform(CLI::Validator(
             [is_signed](std::string& text) -> std::string {
                 const bool negative = is_signed && text.starts_with('-');
                 const std::string digits = negative ? text.substr(1) : text;
@@ -31,7 +33,7 @@ inline void require_decimal_whole_numbers(CLI::App& app) {
                 errno = 0;
                 if (is_signed) (void)std::strtoll(text.c_str(), nullptr, 10);
                 else (void)std::strtoull(text.c_str(), nullptr, 10);
-                if (errno == ERANGE) return "'" + text + "' is too large";
+                if (errno == ERANGE) return "'" + text + (negative ? "' is too small" : "' is too large");
                 return "";
             },
             "DECIMAL"));

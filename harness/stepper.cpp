@@ -28,6 +28,7 @@ struct Record {
 
 struct Global {
     uint64_t begin = 0, size = 0;
+    uint64_t max_steps = 0;  // per thread
     std::vector<const jit::Instruction*> by_offset;  // the decoded instruction starting at each offset
     std::vector<Record> records;
     std::atomic<int> next_record{0};
@@ -129,7 +130,10 @@ void on_trap(int, siginfo_t*, void* context) {
     }
     if (const jit::Instruction* insn = g.by_offset[key.offset]) check_instruction(*r, *insn, regs, key.offset);
     count_chain(*r, key);
-    ++r->out.steps;
+    if (++r->out.steps >= g.max_steps) {
+        regs[REG_EFL] &= ~static_cast<greg_t>(trap_flag);  // the rest of this call unstepped
+        r->out.budget_spent = true;
+    }
 }
 
 __attribute__((noinline)) void set_trap_flag() { asm volatile("pushfq\n\torq $0x100, (%%rsp)\n\tpopfq" ::: "memory", "cc"); }
@@ -172,10 +176,11 @@ const char* to_string(Violation::Kind kind) {
     return "?";
 }
 
-Session::Session(const jit::Verification& code, uint64_t begin, size_t size, int max_threads) {
+Session::Session(const jit::Verification& code, uint64_t begin, size_t size, int max_threads, uint64_t max_steps) {
     if (g.active) throw std::logic_error("step: a session is already running");
     g.begin = begin;
     g.size = size;
+    g.max_steps = max_steps;
     g.by_offset.assign(size, nullptr);
     for (const jit::Instruction& insn : code.code) g.by_offset[insn.address - begin] = &insn;
     g.records.clear();
@@ -218,6 +223,7 @@ bool begin_thread_call() {
         ++g.unstepped_calls;
         return false;
     }
+    if (r->out.budget_spent) return false;  // later calls of the thread too: the verdict says so
     r->upper_dirty = false;  // each call starts clean: the caller's vector state is its own
     set_trap_flag();
     return true;

@@ -45,15 +45,19 @@ struct ThreadSteps {
     uint64_t steps = 0;    // instructions executed in the JIT region
     uint64_t outside = 0;  // traps outside it (the callers around the call, drivers)
     uint64_t lost = 0;     // steps whose chain did not fit the table
+    bool budget_spent = false;  // stepped max_steps and stopped: the rest ran unstepped
     std::vector<ChainCount> chains;  // distinct ones, in table order (filled entries only, after stop())
     Violation violations[Violation::count_];
 };
 
 // The JIT region to step and its decoded instructions (Verification::code).
-// Steps every thread that calls begin_thread() until stop().
+// Steps every thread that calls begin_thread() until stop(), each for at most
+// max_steps instructions in the region: then the thread's trap flag is cleared
+// and its calls run at full speed, marked budget_spent (a large problem would
+// otherwise take hours).
 class Session {
 public:
-    Session(const jit::Verification& code, uint64_t begin, size_t size, int max_threads);
+    Session(const jit::Verification& code, uint64_t begin, size_t size, int max_threads, uint64_t max_steps);
     ~Session();
     Session(const Session&) = delete;
     Session& operator=(const Session&) = delete;

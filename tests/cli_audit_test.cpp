@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <signal.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -146,4 +147,67 @@ TEST(CliAudit, TheCommandIsTextInTheReport) {
     expect_sampled_run("audit --duration-ms=200 --delay-ms=100 -- /bin/sh -c 'while :; do :; done' "
                        "\"$(printf 'x\\n## Injected <b>')\"",
                        0, {"x ## Injected &lt;b&gt;"});
+}
+
+// What the command started stops with it: a shell's child that ignores SIGTERM
+// (it gets SIGKILL after the grace period) was left running when only the
+// command itself was signalled.
+TEST(CliAudit, WhatTheCommandStartedStopsWithIt) {
+    const auto pid_file = std::filesystem::temp_directory_path() / ("benchfp_audit_group_" + std::to_string(getpid()));
+    const CommandRun run = run_benchfp("audit --duration-ms=200 --delay-ms=200 -- /bin/sh -c "
+                                       "'(trap \"\" TERM; exec sleep 60) & echo $! > " + pid_file.string() +
+                                       "; while :; do :; done'");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    EXPECT_EQ(run.status, 0) << run.output;
+    std::ifstream in(pid_file);
+    pid_t grandchild = 0;
+    ASSERT_TRUE(in >> grandchild) << run.output;
+    std::filesystem::remove(pid_file);
+    // Killed, it may stay a zombie until init reaps it: a zombie is stopped.
+    const CommandRun state = run_shell("sleep 0.2; cat /proc/" + std::to_string(grandchild) + "/stat 2>/dev/null");
+    const bool gone = state.output.empty() || state.output.find(") Z ") != std::string::npos;
+    EXPECT_TRUE(gone) << "the command's child " << grandchild << " survived the audit: " << state.output;
+    if (!gone) kill(grandchild, SIGKILL);
+}
+
+// A SIGTERM to benchfp mid-window ends the audit at once, stops the command,
+// and ends benchfp by that signal (status 143 in the shell), leaving no orphan.
+TEST(CliAudit, ASignalToBenchfpStopsTheCommandToo) {
+    const auto pid_file = std::filesystem::temp_directory_path() / ("benchfp_audit_signal_" + std::to_string(getpid()));
+    std::filesystem::remove(pid_file);
+    const CommandRun run = run_shell(
+        std::string(BENCHFP_BIN) + " audit --duration-ms=60000 --delay-ms=100 -- /bin/sh -c 'echo $$ > " +
+        pid_file.string() + "; while :; do :; done' & b=$!; for i in $(seq 100); do [ -s " + pid_file.string() +
+        " ] && break; sleep 0.05; done; sleep 0.5; start=$(date +%s); kill -TERM $b; wait $b; echo \"status=$?\"; "
+        "echo \"took=$(( $(date +%s) - start ))\"");
+    if (run.output.find("status=2") != std::string::npos && run.output.find("perf_event_open") != std::string::npos) {
+        if (perf_required()) FAIL() << "BENCHFP_REQUIRE_PERF=1 but sampling is unavailable:\n" << run.output;
+        GTEST_SKIP() << "sampling unavailable here:\n" << run.output;
+    }
+    EXPECT_NE(run.output.find("status=143"), std::string::npos) << run.output;
+    EXPECT_TRUE(run.output.find("took=0") != std::string::npos || run.output.find("took=1") != std::string::npos ||
+                run.output.find("took=2") != std::string::npos)
+        << run.output;
+    std::ifstream in(pid_file);
+    pid_t child = 0;
+    ASSERT_TRUE(in >> child) << run.output;
+    std::filesystem::remove(pid_file);
+    const bool gone = kill(child, 0) != 0;  // benchfp reaped it: no zombie either
+    EXPECT_TRUE(gone) << "the audited command " << child << " outlived benchfp:\n" << run.output;
+    if (!gone) kill(child, SIGKILL);
+}
+
+// A process with nothing to audit is named for what it is: libdw said only
+// "No such process" of a kernel thread and of a zombie.
+TEST(CliAudit, AZombieOrAKernelThreadIsBadInputSaidAsSuch) {
+    const pid_t zombie = fork();
+    ASSERT_GE(zombie, 0);
+    if (zombie == 0) _exit(0);
+    usleep(100 * 1000);  // it has exited; unreaped, it stays a zombie
+    expect_usage_error("audit --duration-ms=100 --pid=" + std::to_string(zombie), "is a zombie");
+    waitpid(zombie, nullptr, 0);
+    std::ifstream comm("/proc/2/comm");
+    std::string name;
+    if (!(comm >> name) || name != "kthreadd") GTEST_SKIP() << "no kthreadd at pid 2 here (a PID namespace)";
+    expect_usage_error("audit --duration-ms=100 --pid=2", "is a kernel thread");
 }

@@ -117,6 +117,28 @@ TEST(CliBadInput, AllocSampleRateNanAndUnknownSubcommand) {
     EXPECT_EQ(unwritable.output.find("alloc profile: workload="), std::string::npos) << "ran before checking";
 }
 
+// "-" is standard output to many tools; here every output is a file written
+// through a temporary, and a file named "-" was written.
+TEST(CliBadInput, AnOutputNamedDashIsRefusedNotAFileNamedDash) {
+    for (const char* option : {"--out=-", "--folded=- --out=/tmp/never.pb.gz", "--json=- --out=/tmp/never.pb.gz"})
+        expect_usage_error(std::string("alloc profile --workload=structs ") + option, "=-: name a file");
+    expect_usage_error("kernel --mode=corr --kernel=eltwise --csv=- 64", "--csv=-: name a file");
+    EXPECT_FALSE(std::filesystem::exists(std::string(BENCHFP_SOURCE_DIR) + "/-"));
+}
+
+// A profile of nothing is no finding: written (pprof reads it), but status 1.
+TEST(CliBadInput, AnEmptyAllocationProfileIsNotGreen) {
+    const std::string out = temp_path("empty.pb.gz");
+    // grow_array makes 24,000 allocations: one is sampled at p = 1e-9 in 2.4e-5
+    // of runs, and the test then runs once more (both: 6e-10).
+    const std::string command = "alloc profile --workload=grow_array --sample-rate=1e-9 --out=" + out;
+    CommandRun run = run_benchfp(command);
+    if (run.status == 0) run = run_benchfp(command);
+    expect_run(run, 1, {"no allocation was sampled"});
+    EXPECT_TRUE(std::filesystem::exists(out));
+    std::filesystem::remove(out);
+}
+
 TEST(CliBadInput, SamplingRatesAreCheckedUpFrontNamingTheOption) {
     expect_usage_error("kernel --mode=unwind --freq=1000000 1024", "--freq=1000000 is above this host's limit");
     expect_usage_error("kernel --mode=unwind --period=-1 1024", "--period");
@@ -192,6 +214,11 @@ TEST(CliBadInput, EmptyFilesAndAnOpenTemplateTokenAreNamed) {
                        "opens a token that no '%' closes");
     const CommandRun literal = run_benchfp("kernel --kernel=eltwise --isa=sse41 --mode=perf --perf-template=%kernel%%% --max-ms-per-prb=100 64");
     expect_run(literal, 0, {"eltwise%"});
+    // Echoed cut to its first 64 bytes: the whole template was repeated.
+    const CommandRun long_template =
+        run_benchfp("kernel --kernel=eltwise --mode=perf '--perf-template=%" + std::string(3000, 'x') + "%' 64");
+    expect_run(long_template, 2, {"unknown token '%xxx", "... (3002 bytes)"});
+    EXPECT_LT(long_template.output.size(), 1000u) << long_template.output;
     std::filesystem::remove(empty);
     std::filesystem::remove(comments);
 }
@@ -251,6 +278,9 @@ TEST(CliBadInput, WholeNumbersAreDecimalAndFitTheirType) {
     expect_usage_error(run + "--seed=0x10 64", "--seed: '0x10' is not a whole number in decimal digits");
     expect_usage_error(run + "--max-ms-per-prb=+5 64", "--max-ms-per-prb: '+5'");
     expect_usage_error(run + "--period=9223372036854775808 64", "--period: '9223372036854775808' is too large");
+    expect_usage_error(run + "--period=-9223372036854775809 64", "--period: '-9223372036854775809' is too small");
+    // Before the option's range check, which said "not in range" of a number it could not read.
+    expect_usage_error("audit --duration-ms=100 --pid=1e3", "--pid: '1e3' is not a whole number in decimal digits");
     const std::string batch = write_temp("octal.batch", run.substr(7) + "--threads=010 64\n");
     expect_usage_error("kernel --batch=" + batch, "--threads: '010': a leading 0");
     EXPECT_EQ(run_benchfp(run + "--seed=10 --period=9223372036854775807 64").status, 0);

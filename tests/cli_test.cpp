@@ -48,6 +48,13 @@ TEST(CliBadInput, MalformedProblem) { expect_usage_error("kernel --alg=relu 12a"
 TEST(CliBadInput, UnknownOption) { expect_usage_error("kernel --bogus=1 64", "--bogus"); }
 TEST(CliBadInput, UnknownSubcommand) { expect_usage_error("kernal 64", "kernal"); }
 TEST(CliBadInput, UnknownEvent) { expect_usage_error("kernel --mode=unwind --event=no-such-event 1048576", "no-such-event"); }
+// Before any case runs: the corr case first would have run, then status 2.
+TEST(CliBadInput, AnUnknownEventStopsTheRunBeforeItsFirstCase) {
+    const CommandRun run = run_benchfp("kernel --mode=corr,unwind --event=no-such-event 1048576");
+    EXPECT_EQ(run.status, 2) << run.output;
+    EXPECT_NE(run.output.find("no-such-event"), std::string::npos) << run.output;
+    EXPECT_EQ(run.output.find("0:PASSED"), std::string::npos) << "a case ran first:\n" << run.output;
+}
 
 TEST(CliBadInput, MalformedBatchLine) {
     const auto path = std::filesystem::temp_directory_path() / ("benchfp_bad_batch_" + std::to_string(getpid()));
@@ -275,6 +282,18 @@ TEST(CliPerf, CustomTemplateTokens) {
     EXPECT_NE(run.output.find("gemm/frame:"), std::string::npos) << run.output;
 }
 
+// oneDNN refuses a reduction over rows of one element: the case is timed
+// without it and shows n/a with the reason, where it failed ("reduction
+// descriptor failed"); softmax, which oneDNN has for that shape, keeps its figure.
+TEST(CliPerf, AProblemOneDnnRefusesShowsNotApplicable) {
+    const CommandRun run = run_benchfp("kernel --mode=perf --kernel=reduce --alg=sum,softmax --frame=clobber --vs=onednn "
+                                       "--max-ms-per-prb=20 64x1");
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_TRUE(std::regex_search(run.output, std::regex("perf,reduce,sum,[^\n]*vs-onednn:n/a"))) << run.output;
+    EXPECT_TRUE(std::regex_search(run.output, std::regex("perf,reduce,softmax,[^\n]*vs-onednn:[0-9]"))) << run.output;
+    EXPECT_NE(run.output.find("oneDNN's reduction refuses rows of 1 element"), std::string::npos) << run.output;
+}
+
 TEST(CliBadInput, UnknownPerfTemplateToken) {
     expect_usage_error("kernel --mode=perf '--perf-template=%nope%' 64", "%nope%");
 }
@@ -440,6 +459,22 @@ TEST(CliStep, FrameWindowsAreTheLinkAndTheUnlink) {
     EXPECT_EQ(run.status, 0) << run.output;
     EXPECT_NE(run.output.find("skipped-caller:0 broken:0 "), std::string::npos) << run.output;
     EXPECT_NE(run.output.find(" windows:2+1 "), std::string::npos) << run.output;
+}
+
+// A problem too large to step whole fails at the budget, naming it, within
+// seconds: gemm 1024^3 would step for an hour. The reproducer carries the budget.
+TEST(CliStep, ACallLongerThanTheBudgetFailsUnjudged) {
+    const CommandRun run =
+        run_benchfp("kernel --kernel=gemm --isa=avx2 --frame=frame --mode=step,abi --max-steps=2000 m64n64k64");
+    EXPECT_EQ(run.status, 1) << run.output;
+    EXPECT_NE(run.output.find("0:FAILED (step instructions:2000 "), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("a thread reached --max-steps=2000 and the rest of the call ran unstepped"),
+              std::string::npos)
+        << run.output;
+    EXPECT_NE(run.output.find("1:FAILED"), std::string::npos) << run.output;  // abi too
+    EXPECT_NE(run.output.find("--mode=step --kernel=gemm --alg=f32 --isa=avx2 --frame=frame --max-steps=2000"),
+              std::string::npos)
+        << run.output;
 }
 
 TEST(CliStep, NoVerifyStillVerifiesInVerifyMode) {

@@ -141,8 +141,15 @@ TEST_F(CasesTest, MalformedBatchLineNamesFileLineAndToken) {
     cli.batches = {write("bad_problem", "--frame=frame 64 6O\n")};
     EXPECT_NE(usage_error_of(cli).find("bad_problem:1: malformed problem '6O'"), std::string::npos);
 
+    cli.batches = {write("long_line", "--kernel=eltwise " + std::string(1 << 20, '6') + "\n")};
+    EXPECT_NE(usage_error_of(cli).find("long_line:1: a line of 1048593 bytes; the most is 1048576"), std::string::npos)
+        << usage_error_of(cli);
+
     cli.batches = {(dir_ / "missing").string()};
     EXPECT_NE(usage_error_of(cli).find("cannot open batch file"), std::string::npos);
+    EXPECT_NE(usage_error_of(cli).find(": not found here or in the source tree"), std::string::npos);
+    cli.batches = {dir_.string()};  // why, not only that
+    EXPECT_NE(usage_error_of(cli).find(": not a regular file"), std::string::npos) << usage_error_of(cli);
 
     cli.batches = {write("loop", "--batch=" + (dir_ / "loop").string() + "\n")};
     EXPECT_NE(usage_error_of(cli).find("nested"), std::string::npos);

@@ -67,7 +67,7 @@ void expect_verify_fails(const TestKernel& k, const std::string& message) {
 // One call of the kernel on this thread under the trap flag.
 step::ThreadSteps step_once(const TestKernel& k, const void* args) {
     const jit::Verification code = jit::verify(k.layout(), k.policy());
-    step::Session session(code, k.layout().begin, k.layout().size, 1);
+    step::Session session(code, k.layout().begin, k.layout().size, 1, uint64_t{1} << 40);
     const bool stepped = step::begin_thread_call();
     k.entry()(args);
     if (stepped) step::end_thread_call();
@@ -226,7 +226,7 @@ TEST(StepSession, CountsCallsOnThreadsItHasNoRecordFor) {
         g.mov(rax, ptr[rdi]);
     });
     const jit::Verification code = jit::verify(k->layout(), k->policy());
-    step::Session session(code, k->layout().begin, k->layout().size, 1);
+    step::Session session(code, k->layout().begin, k->layout().size, 1, uint64_t{1} << 40);
     const uint64_t argument = 0;
     auto call_on_this_thread = [&] {
         const bool stepped = step::begin_thread_call();
@@ -239,4 +239,30 @@ TEST(StepSession, CountsCallsOnThreadsItHasNoRecordFor) {
     EXPECT_EQ(threads.size(), 1u);
     EXPECT_GT(threads.front().steps, 0u);
     EXPECT_EQ(session.unstepped_calls(), 1u);
+}
+
+// A call longer than the budget is stepped up to it, then runs at full speed:
+// the thread is marked, and its later calls are not stepped at all.
+TEST(StepSession, StopsSteppingAThreadAtItsBudget) {
+    auto k = build(jit::FramePolicy::frame, [](TestKernel& g) {
+        Xbyak::Label loop;
+        g.setup_done();
+        g.mov(ecx, 1000);
+        g.L(loop);
+        g.dec(ecx);
+        g.jnz(loop);
+    });
+    const jit::Verification code = jit::verify(k->layout(), k->policy());
+    step::Session session(code, k->layout().begin, k->layout().size, 1, 50);
+    const uint64_t argument = 0;
+    for (int call = 0; call < 2; ++call) {
+        const bool stepped = step::begin_thread_call();
+        EXPECT_EQ(stepped, call == 0);
+        k->entry()(&argument);
+        if (stepped) step::end_thread_call();
+    }
+    const auto threads = session.stop();
+    ASSERT_EQ(threads.size(), 1u);
+    EXPECT_EQ(threads.front().steps, 50u);
+    EXPECT_TRUE(threads.front().budget_spent);
 }

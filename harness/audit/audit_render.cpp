@@ -140,11 +140,12 @@ const std::vector<std::string>& audit_report_files() {
     return names;
 }
 
-void write_audit_report(const AuditReport& r, const std::string& dir) {
+std::vector<report::NamedText> audit_report_texts(const AuditReport& r) {
     const std::vector<std::string>& names = audit_report_files();
-    report::write_file_set(dir, {{names[0], render_audit_markdown(r)},
-                                 {names[1], render_audit_json(r).dump(2) + "\n"},
-                                 {names[2], render_audit_html(r)}});
+    return {{names[0], render_audit_markdown(r)}, {names[1], render_audit_json(r).dump(2) + "\n"},
+            {names[2], render_audit_html(r)}};
 }
+
+void write_audit_report(const AuditReport& r, const std::string& dir) { report::write_file_set(dir, audit_report_texts(r)); }
 
 }  // namespace benchfp::harness

@@ -2,6 +2,7 @@
 // The audit's report: Markdown (also what stdout shows: its tables read well
 // in a terminal), JSON, and a self-contained HTML page with everything escaped.
 #include "audit/audit_analysis.hpp"
+#include "report/file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -18,9 +19,11 @@ std::string render_audit_markdown(const AuditReport& report);
 nlohmann::json render_audit_json(const AuditReport& report);
 std::string render_audit_html(const AuditReport& report);
 
-// report.md, report.json, report.html in `dir` (created); throws on I/O errors.
 // The files write_audit_report writes into its directory, to check before sampling.
 const std::vector<std::string>& audit_report_files();
+// Their names and texts, for a caller that writes several reports as one set.
+std::vector<report::NamedText> audit_report_texts(const AuditReport& report);
+// report.md, report.json, report.html in `dir` (created); throws on I/O errors.
 void write_audit_report(const AuditReport& report, const std::string& dir);
 
 }  // namespace benchfp::harness

@@ -9,8 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -22,6 +24,57 @@ namespace {
 
 constexpr size_t max_code_bytes = 16u << 20;  // read at most this much of one region
 constexpr auto poll_interval = std::chrono::milliseconds(20);
+
+// A signal that asks benchfp to end (SIGINT from the terminal, SIGTERM, SIGHUP),
+// noted while a command of ours runs: the audit ends at its next poll, the
+// command's process group is stopped as at the end of a window, and the signal
+// is raised again with benchfp's former action (StopSignals). Without it, the
+// command (in a process group of its own, so the terminal's Ctrl-C does not
+// reach it) would outlive benchfp.
+volatile sig_atomic_t stop_signal = 0;
+
+void note_stop_signal(int signal) { stop_signal = signal; }
+
+bool stop_requested() { return stop_signal != 0; }
+
+class StopSignals {
+public:
+    StopSignals() {
+        struct sigaction action = {};
+        action.sa_handler = note_stop_signal;
+        sigemptyset(&action.sa_mask);
+        for (size_t i = 0; i < signals.size(); ++i) {
+            sigaction(signals[i], nullptr, &former[i]);
+            // An ignored signal stays ignored (nohup's SIGHUP): it asks for nothing.
+            if (former[i].sa_handler != SIG_IGN) sigaction(signals[i], &action, nullptr);
+        }
+    }
+    ~StopSignals() { restore(); }
+    StopSignals(const StopSignals&) = delete;
+    StopSignals& operator=(const StopSignals&) = delete;
+
+    // Once the command is stopped: ends benchfp as the signal asked, or throws
+    // when its former action returns (a handler of the embedding program).
+    void raise_noted() {
+        const int signal = stop_signal;
+        if (!signal) return;
+        restore();
+        stop_signal = 0;
+        ::raise(signal);
+        throw std::runtime_error("stopped by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")");
+    }
+
+private:
+    static constexpr std::array<int, 3> signals = {SIGINT, SIGTERM, SIGHUP};
+    std::array<struct sigaction, 3> former = {};
+    bool restored = false;
+
+    void restore() {
+        if (restored) return;
+        restored = true;
+        for (size_t i = 0; i < signals.size(); ++i) sigaction(signals[i], &former[i], nullptr);
+    }
+};
 
 // A child that has exited is a zombie until reaped: kill(pid, 0) still finds it.
 bool alive(pid_t pid, bool is_child) {
@@ -63,7 +116,7 @@ AuditReport audit_process(const AuditRequest& q) {
     sampler.start();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(q.duration_ms);
     bool exited = false;
-    while (std::chrono::steady_clock::now() < deadline && !(exited = !alive(q.pid, q.is_child)))
+    while (std::chrono::steady_clock::now() < deadline && !stop_requested() && !(exited = !alive(q.pid, q.is_child)))
         std::this_thread::sleep_for(poll_interval);
     perf::ProcessRecording recording = sampler.stop();
 
@@ -115,7 +168,11 @@ pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::s
     }
     if (pid == 0) {
         close(exec_status[0]);
+        setpgid(0, 0);  // a group of its own: stop_child stops what it starts too
         dup2(STDERR_FILENO, STDOUT_FILENO);
+        // Its input is nothing: in a background group, a read of the terminal
+        // would stop it (SIGTTIN) for the whole window.
+        if (const int null = open("/dev/null", O_RDONLY); null >= 0) dup2(null, STDIN_FILENO);
         for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
         execvp(args[0], args.data());
         const int error = errno;
@@ -123,6 +180,7 @@ pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::s
         _exit(127);
     }
     close(exec_status[1]);
+    setpgid(pid, pid);  // as the child does: whichever runs first, the group exists before exec
     int error = 0;
     ssize_t n;
     while ((n = read(exec_status[0], &error, sizeof error)) < 0 && errno == EINTR) {
@@ -137,25 +195,45 @@ pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::s
 
 bool child_survives(pid_t pid, uint64_t ms) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-    while (std::chrono::steady_clock::now() < deadline) {
+    while (std::chrono::steady_clock::now() < deadline && !stop_requested()) {
         if (!alive(pid, true)) return false;
         std::this_thread::sleep_for(poll_interval);
     }
     return alive(pid, true);
 }
 
+namespace {
+
+// Whether any process of group `group` is left, reaping its leader (our child)
+// when it has exited: a zombie leader would count as one.
+bool group_left(pid_t group) {
+    waitpid(group, nullptr, WNOHANG);
+    return kill(-group, 0) == 0 || errno == EPERM;
+}
+
+}  // namespace
+
 void stop_child(pid_t pid) {
-    if (kill(pid, SIGTERM) != 0) return;  // reaped already
-    if (!child_survives(pid, 2000)) return;
-    kill(pid, SIGKILL);
+    // The whole group: a shell's or a launcher's own children too, which a
+    // signal to the command alone would leave running.
+    kill(-pid, SIGTERM);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);
+    while (group_left(pid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(poll_interval);
+    kill(-pid, SIGKILL);  // what the grace period did not end; nothing when the group is gone
     waitpid(pid, nullptr, 0);
 }
 
 AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_ms, AuditRequest request) {
+    StopSignals signals;
     const pid_t child = start_child(argv);
-    if (!child_survives(child, delay_ms))
+    if (!child_survives(child, delay_ms)) {
+        if (stop_requested()) {
+            stop_child(child);
+            signals.raise_noted();
+        }
         throw std::runtime_error("'" + argv[0] + "' exited within --delay-ms=" + std::to_string(delay_ms) +
                                  " (or could not be started)");
+    }
     request.pid = child;
     request.is_child = true;
     AuditReport report;
@@ -166,6 +244,7 @@ AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_m
         throw;
     }
     stop_child(child);
+    signals.raise_noted();
     for (const auto& a : argv) report.command += (report.command.empty() ? "" : " ") + a;
     return report;
 }

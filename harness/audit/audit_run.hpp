@@ -25,18 +25,22 @@ struct AuditRequest {
 // Throws perf::Error (refused, gone) with a message for the user.
 AuditReport audit_process(const AuditRequest& request);
 
-// Starts `argv` with its stdout sent to our stderr (ours is the report);
-// throws std::runtime_error when it cannot.
+// Starts `argv` in a process group of its own, with its stdout sent to our
+// stderr (ours is the report) and its stdin from /dev/null; throws
+// std::runtime_error when it cannot.
 pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
 // Waits `ms` unless the child exits first; false when it did.
 bool child_survives(pid_t pid, uint64_t ms);
-// SIGTERM, then SIGKILL after a grace period; reaps it.
+// SIGTERM to its process group, then SIGKILL to what is left of the group
+// after a grace period of 2 s; reaps it.
 void stop_child(pid_t pid);
 
 // Starts `argv`, lets it run `delay_ms` (attached mid-run, as a fleet profiler
 // is), audits it with `request` (its pid and is_child filled in here), and
 // stops it, also when the audit throws. Throws std::runtime_error when the
-// command exits within the delay or cannot be started.
+// command exits within the delay or cannot be started. SIGINT, SIGTERM or
+// SIGHUP meanwhile ends the audit early: the command is stopped, and the
+// signal raised again with its former action.
 AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_ms, AuditRequest request);
 
 }  // namespace benchfp::harness

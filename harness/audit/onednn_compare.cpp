@@ -66,19 +66,28 @@ int run_onednn_comparison(AuditRequest request, uint64_t delay_ms, const std::st
           "reaches main/thread start | most broken samples: rbp last written by (what rbp held) |\n"
        << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
     const std::vector<Subject> programs = subjects(delay_ms, request.duration_ms);
-    // Every report's place checked before the first program is sampled.
+    // Every report's place checked before the first program is sampled; the
+    // reports are written together at the end, all of them or none (a failed
+    // write, or a program that fails to run, leaves no partial tree behind).
+    report::MadeDirectoriesGuard made;
     if (!report_dir.empty()) {
-        report::check_file_set(report_dir, {"summary.md"});
-        for (const Subject& s : programs) report::check_file_set(report_dir + "/" + s.name, audit_report_files());
+        made.add(report::check_file_set(report_dir, {"summary.md"}));
+        for (const Subject& s : programs) made.add(report::check_file_set(report_dir + "/" + s.name, audit_report_files()));
     }
+    std::vector<report::NamedText> files;
     for (const Subject& s : programs) {
         std::cerr << "benchfp audit: " << s.name << " ...\n";
         const AuditReport report = audit_started(s.argv, delay_ms, request);
         rows(md, s.name, report);
-        if (!report_dir.empty()) write_audit_report(report, report_dir + "/" + s.name);
+        for (report::NamedText& file : audit_report_texts(report))
+            files.push_back({report_dir + "/" + s.name + "/" + file.name, std::move(file.text)});
     }
     std::cout << md.str();
-    if (!report_dir.empty()) report::write_file_set(report_dir, {{"summary.md", md.str()}});
+    if (!report_dir.empty()) {
+        files.push_back({report_dir + "/summary.md", md.str()});
+        report::write_files(files);
+    }
+    made.keep();
     return 0;
 }
 

@@ -135,6 +135,13 @@ int run_alloc_profile(const AllocProfileOptions& o) {
         std::cerr << "benchfp: " << e.what() << '\n';
         return 2;
     }
+    // Written, as pprof reads an empty profile too, but no finding: a profile
+    // of nothing says nothing about where the workload allocates.
+    if (profile.allocations.empty()) {
+        std::cerr << "benchfp: no allocation was sampled: the profile is empty (sample more often with "
+                     "--sample-bytes or --sample-rate, or run more with --scale)\n";
+        return 1;
+    }
     return 0;
 }
 

@@ -70,23 +70,21 @@ int run_audit(const AuditOptions& o) {
     if (sources != 1) return report_error("name one process: --pid=P, --target=onednn, or -- CMD ARGS");
     if (o.duration_ms == 0) return report_error("--duration-ms must be positive");
     if (const std::string problem = perf::frequency_problem(o.frequency); !problem.empty()) return report_error(problem);
-    report::MadeDirectories made;
+    // --report's files are checked before sampling, not after it; the
+    // directories the check made are taken back when no report is written there.
+    report::MadeDirectoriesGuard made;
     try {
         const AuditRequest request{o.pid, false, o.duration_ms, o.system_wide, o.expect, o.event, o.frequency};
         if (!o.target.empty()) return run_onednn_comparison(request, o.delay_ms, o.report_dir);
         if (o.pid && !perf::process_exists(o.pid)) return report_error("no process with pid " + std::to_string(o.pid));
-        // --report's files checked before sampling, not after it; the directories
-        // the check made are taken back when no report is written there.
-        if (!o.report_dir.empty()) made = report::check_file_set(o.report_dir, audit_report_files());
+        if (o.pid)
+            if (const std::string why = perf::unauditable_reason(o.pid); !why.empty()) return report_error(why);
+        if (!o.report_dir.empty()) made.add(report::check_file_set(o.report_dir, audit_report_files()));
         const int status = o.pid ? print_report(o, audit_process(request))
                                  : print_report(o, audit_started(o.command, o.delay_ms, request));
-        if (status == 2) report::remove_made_directories(made);
+        if (status != 2) made.keep();
         return status;
-    } catch (const perf::Error& e) {
-        report::remove_made_directories(made);
-        return report_error(e.what());
-    } catch (const std::exception& e) {
-        report::remove_made_directories(made);
+    } catch (const std::exception& e) {  // perf::Error among them
         return report_error(e.what());
     }
 }

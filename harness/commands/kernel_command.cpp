@@ -8,6 +8,7 @@
 #include "kernel/host_info.hpp"
 #include "kernel/perf_template.hpp"
 #include "perf/error.hpp"
+#include "perf/event.hpp"
 #include "perf/sampler.hpp"
 #include "quoted.hpp"
 #include "report/file.hpp"
@@ -101,18 +102,23 @@ KernelRun::~KernelRun() = default;
 
 // What would otherwise fail only after the first case, or after the whole run.
 void KernelRun::check_run_options() const {
-    for (const auto& [option, path] : {std::pair{"--json", &options_.json_path}, {"--csv", &options_.csv_path}})
-        if (*path == "-")
-            throw UsageError(std::string(option) + "=-: name a file" +
-                             (std::string(option) == "--json" ? " (--json=- is stdout for --list only)" : ""));
     try {
         report::check_outputs({{"--json", options_.json_path}, {"--csv", options_.csv_path}});
     } catch (const std::exception& e) {
-        throw UsageError(e.what());
+        throw UsageError(e.what() + std::string(options_.json_path == "-" ? " (--json=- is stdout for --list only)" : ""));
     }
     if (!options_.period)
         if (const std::string problem = perf::frequency_problem(options_.frequency); !problem.empty())
             throw UsageError(problem);
+    // A misspelled event stops the run now, not at its first sampled case after
+    // the others ran (whether the host can open it is known only there).
+    if (options_.event) {
+        try {
+            perf::encode_event(*options_.event);
+        } catch (const perf::Error& e) {
+            throw UsageError(e.what());
+        }
+    }
 }
 
 // Every batch file the cases came from, nested ones included: no output may replace one.

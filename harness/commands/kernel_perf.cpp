@@ -153,7 +153,15 @@ void KernelRun::time_perf_group(const std::vector<const KernelCase*>& running,
     std::unique_ptr<Peer> onednn, copy, peak;
     const Peers& peers = running.front()->vs;
     double peak_flops = 0;
-    if (peers.onednn) onednn = workload.onednn_peer();
+    std::string onednn_unavailable;
+    if (peers.onednn) {
+        try {
+            onednn = workload.onednn_peer();
+        } catch (const PeerUnavailable& e) {
+            onednn_unavailable = e.what();
+            std::cerr << "benchfp: note: --vs=onednn is n/a for " << running.front()->problem << ": " << e.what() << '\n';
+        }
+    }
     if (peers.copy) copy = make_copy_peer(workload.input_bytes());
     if (peers.peak) peak = make_fma_peak_peer(running.front()->spec.isa, workload.threads(), peak_flops);
     for (Peer* peer : {onednn.get(), copy.get(), peak.get()})
@@ -190,6 +198,7 @@ void KernelRun::time_perf_group(const std::vector<const KernelCase*>& running,
             measures["vs_onednn"] = *line.vs_onednn;
             measures["onednn_min_ms"] = onednn_stats->min_ms;
         }
+        if (!onednn_unavailable.empty()) measures["onednn_unavailable"] = onednn_unavailable;
         if (copy_stats) {
             const double copy_gbps = 2.0 * workload.input_bytes() / copy_stats->min_ms;
             line.vs_copy = (line.bytes / stats[v].min_ms) / copy_gbps;

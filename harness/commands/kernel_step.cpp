@@ -44,7 +44,8 @@ SampledCall* KernelRun::begin_step(const KernelCase& c) {
     if (c.mode == Mode::abi) p->abi_mismatch = probe_once(call, c.seed);
 
     const jit::CodeRegionInfo& layout = kernel.layout();
-    p->session = std::make_unique<step::Session>(p->code, layout.begin, layout.size, p->workload->threads());
+    p->session = std::make_unique<step::Session>(p->code, layout.begin, layout.size, p->workload->threads(),
+                                                 static_cast<uint64_t>(c.max_steps));
     if (!call.jit_caller.empty()) set_jit_call_way(JitCallWay::stepped);
     p->call.kernel = call.fn;
     p->call.args = call.arg;
@@ -67,7 +68,8 @@ void KernelRun::finish_step() {
     if (!symbols_) symbols_ = std::make_unique<perf::Symbols>();
     symbols_->clear_regions();
     symbols_->add_region({layout.name, layout.begin, layout.begin + layout.size});
-    const SteppedCall stepped{threads, layout, p->code, *symbols_, p->jit_caller, seconds, unstepped};
+    const SteppedCall stepped{threads, layout, p->code, *symbols_, p->jit_caller, seconds, unstepped,
+                              static_cast<uint64_t>(p->c.max_steps)};
     const StepOutcome outcome = p->c.mode == Mode::abi
                                     ? judge_abi(stepped, p->abi_mismatch)
                                     : judge_step(stepped, p->c.spec.frame, step_expectation(p->c.spec.frame, p->c.expect));

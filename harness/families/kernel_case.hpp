@@ -44,6 +44,9 @@ struct KernelCase {
     int min_samples = 200;
     unsigned seed = 1;
     int max_ms_per_prb = 500;
+    // step, abi: the most instructions stepped per thread. At 30-50 thousand
+    // traps a second, 5 million is about 2 minutes; gemm 1024^3 would take an hour.
+    int64_t max_steps = 5'000'000;
     Peers vs;
     int threads = 1;
     std::string skip_reason;  // non-empty: the ISA cannot run on this host (or above the cap)

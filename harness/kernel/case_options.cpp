@@ -43,6 +43,10 @@ void CaseOptions::add_to(CLI::App& app) {
     app.add_option("--seed", seed, "seed of the random inputs (default 1)");
     app.add_option("--max-ms-per-prb", max_ms_per_prb, "perf: time budget of one problem (default 500)")
         ->check(CLI::Range(1, 3600000));
+    app.add_option("--max-steps", max_steps,
+                   "step, abi: the most JIT instructions stepped on one thread; a call longer than that fails "
+                   "unjudged, never runs for hours (default 5000000, about 2 minutes)")
+        ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
     app.add_option("--vs", vs, "perf: also time peers side by side (list): onednn (same problem), copy (memcpy of the input), "
                    "peak (register-only FMA loop on as many threads)");
     app.add_option("--threads", threads, "threads of the parallel section, the calling thread included (default 1)")
@@ -66,6 +70,7 @@ CaseOptions CaseOptions::over(const CaseOptions& base) const {
     out.min_samples = pick(min_samples, base.min_samples);
     out.seed = pick(seed, base.seed);
     out.max_ms_per_prb = pick(max_ms_per_prb, base.max_ms_per_prb);
+    out.max_steps = pick(max_steps, base.max_steps);
     out.vs = pick(vs, base.vs);
     out.threads = pick(threads, base.threads);
     return out;

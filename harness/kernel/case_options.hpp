@@ -14,6 +14,7 @@ struct CaseOptions {
     std::optional<std::string> kernel, alg, isa, frame, mode, expect, vs;
     std::optional<int> duration_ms, min_samples, max_ms_per_prb, threads;
     std::optional<unsigned> seed;
+    std::optional<int64_t> max_steps;
     // Work: batch files to expand and problems to run, in that order.
     std::vector<std::string> batches;
     std::vector<std::string> problems;

@@ -38,7 +38,15 @@ std::optional<perf::Verdict> parse_expect(const std::string& name) {
 
 std::filesystem::path find_batch_file(const std::string& name, const std::string& where) {
     if (auto path = locate_stored(name, StoredKind::regular_file)) return *path;
-    throw UsageError(where + ": cannot open batch file " + quoted_token(name));
+    // Why, as judged where the name itself points (the source tree is the fallback).
+    std::error_code error;
+    const std::filesystem::file_status status = std::filesystem::status(name, error);
+    const std::string why =
+        std::filesystem::exists(status) ? "not a regular file"
+        : error && error != std::errc::no_such_file_or_directory
+            ? error.message()
+            : "not found here or in the source tree " + std::string(BENCHFP_SOURCE_DIR);
+    throw UsageError(where + ": cannot open batch file " + quoted_token(name) + ": " + why);
 }
 
 // A batch file parsed once, however often it is included: nested batches
@@ -47,6 +55,8 @@ struct BatchLine {
     CaseOptions options;
     std::string where;  // "file:line"
 };
+
+constexpr size_t max_batch_line_bytes = 1 << 20;
 
 std::vector<BatchLine> read_batch_lines(const std::filesystem::path& path, const std::string& name) {
     std::ifstream file(path);
@@ -57,6 +67,11 @@ std::vector<BatchLine> read_batch_lines(const std::filesystem::path& path, const
     for (int number = 1; std::getline(file, line); ++number) {
         if (number == 1 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);  // a UTF-8 byte-order mark
         const std::string where = name + ":" + std::to_string(number);
+        // Parsed, a line's tokens take about 20 times its bytes: a line of 3.5
+        // million problems took 413 MB before the case limit refused it.
+        if (line.size() > max_batch_line_bytes)
+            throw UsageError(where + ": a line of " + std::to_string(line.size()) + " bytes; the most is " +
+                             std::to_string(max_batch_line_bytes) + " (put the problems on several lines)");
         lines.push_back({parse_batch_line(line, where), where});
         check_lists(lines.back().options, where);
     }
@@ -175,6 +190,7 @@ private:
                         c.min_samples = o.min_samples.value_or(c.min_samples);
                         c.seed = o.seed.value_or(c.seed);
                         c.max_ms_per_prb = o.max_ms_per_prb.value_or(c.max_ms_per_prb);
+                        c.max_steps = o.max_steps.value_or(c.max_steps);
                         c.vs = peers;
                         c.threads = o.threads.value_or(c.threads);
                         check_peak_peer(c, where);
@@ -279,6 +295,8 @@ std::string repro(const KernelCase& c, const std::string& run_options) {
     // The knobs of the case's mode: the main one always (the line says what was
     // measured), the others where not default; the seed (every mode fills data) too.
     if ((c.mode == Mode::step || c.mode == Mode::abi) && c.expect) out << " --expect=" << perf::to_string(*c.expect);
+    if ((c.mode == Mode::step || c.mode == Mode::abi) && c.max_steps != defaults.max_steps)
+        out << " --max-steps=" << c.max_steps;
     if (c.mode == Mode::unwind) {
         if (c.expect) out << " --expect=" << perf::to_string(*c.expect);
         out << " --duration-ms=" << c.duration_ms;

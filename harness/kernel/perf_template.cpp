@@ -1,5 +1,6 @@
 #include "kernel/perf_template.hpp"
 
+#include "quoted.hpp"
 #include "usage_error.hpp"
 
 #include <cmath>
@@ -45,7 +46,7 @@ std::string resolve_perf_template(const std::string& name) {
     if (name == "default" || name.empty()) return default_template;
     if (name == "csv") return csv_template;
     if (name.find('%') == std::string::npos)
-        throw UsageError("--perf-template '" + name + "' has no %token% (or use default, csv)");
+        throw UsageError("--perf-template " + quoted_token(name) + " has no %token% (or use default, csv)");
     return name;
 }
 
@@ -100,7 +101,7 @@ std::string format_perf_line(const std::string& perf_template, const PerfLine& l
             continue;
         }
         const auto it = tokens.find(name);
-        if (it == tokens.end()) throw UsageError("--perf-template: unknown token %" + name + "%");
+        if (it == tokens.end()) throw UsageError("--perf-template: unknown token " + quoted_token("%" + name + "%"));
         out += it->second;
         pos = close + 1;
     }

@@ -59,6 +59,15 @@ std::string unstepped_text(uint64_t calls) {
     return " " + std::to_string(calls) + " kernel calls ran on threads the session could not step";
 }
 
+// The same for a call longer than the budget: its rest was never judged either.
+bool budget_spent(const SteppedCall& call) {
+    return std::any_of(call.threads.begin(), call.threads.end(), [](const step::ThreadSteps& t) { return t.budget_spent; });
+}
+std::string budget_text(uint64_t max_steps) {
+    return " a thread reached --max-steps=" + std::to_string(max_steps) +
+           " and the rest of the call ran unstepped, unjudged (step a smaller problem, or raise --max-steps)";
+}
+
 }  // namespace
 
 perf::Verdict step_expectation(jit::FramePolicy policy, std::optional<perf::Verdict> expect) {
@@ -114,6 +123,8 @@ StepOutcome judge_step(const SteppedCall& call, jit::FramePolicy policy, perf::V
     if (steps == 0) detail << " no instruction of the kernel was stepped";
     else if (call.unstepped_calls)
         detail << unstepped_text(call.unstepped_calls);
+    else if (budget_spent(call))
+        detail << budget_text(call.max_steps);
     else if (lost) detail << " " << lost << " steps did not fit the chain table";
     else if (first.chain)
         detail << " expected " << perf::to_string(wanted) << "; first offending " << instruction_text(call.code, first.chain->offset)
@@ -132,6 +143,7 @@ StepOutcome judge_step(const SteppedCall& call, jit::FramePolicy policy, perf::V
                   {"window_instructions", {{"prologue", prologue_window}, {"epilogue", frameless.size() - prologue_window}}},
                   {"threads", call.threads.size()},
                   {"unstepped_calls", call.unstepped_calls},
+                  {"budget_spent", budget_spent(call)},
                   {"seconds", call.seconds},
                   {"steps_per_second", call.seconds > 0 ? steps / call.seconds : 0.0}};
     if (first.chain) out.record["first_offending"] = {{"offset", first.chain->offset},
@@ -160,8 +172,10 @@ StepOutcome judge_abi(const SteppedCall& call, const std::string& probe_mismatch
     if (!probe_mismatches.empty()) detail << " changed across the call: " << probe_mismatches;
     if (steps == 0) detail << " no instruction of the kernel was stepped";
     if (call.unstepped_calls) detail << unstepped_text(call.unstepped_calls);
-    out.state = probe_mismatches.empty() && violations.empty() && steps && !call.unstepped_calls ? report::State::passed
-                                                                                                : report::State::failed;
+    if (budget_spent(call)) detail << budget_text(call.max_steps);
+    out.state = probe_mismatches.empty() && violations.empty() && steps && !call.unstepped_calls && !budget_spent(call)
+                    ? report::State::passed
+                    : report::State::failed;
     out.detail = detail.str();
     out.record = {{"probe", probe_mismatches.empty() ? "ok" : probe_mismatches},
                   {"violations", violations},

@@ -31,6 +31,7 @@ struct SteppedCall {
     std::string jit_caller;  // empty: bar calls the kernel
     double seconds = 0;      // spent stepping
     uint64_t unstepped_calls = 0;  // calls on threads the session could not step
+    uint64_t max_steps = 0;        // the session's budget per thread (ThreadSteps::budget_spent)
 };
 
 // The verdict step mode expects without --expect: what the policy promises

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 
 namespace benchfp::harness {
 
@@ -14,6 +15,13 @@ class Peer {
 public:
     virtual ~Peer() = default;
     virtual void run() = 0;
+};
+
+// Thrown where a peer has no equivalent of this one problem, though it has for
+// the family (oneDNN's reduction refuses a row of one element): the case is
+// timed without it, its ratio "n/a", the reason in its record.
+struct PeerUnavailable : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 // A plain streaming copy (memcpy) of `bytes`: the bandwidth reference.

@@ -30,6 +30,24 @@ std::optional<std::string> slurp(const std::string& path) {
 
 bool process_exists(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
 
+std::string unauditable_reason(pid_t pid) {
+    // /proc/PID/stat: "pid (comm) state ppid pgrp session tty_nr tpgid flags ...";
+    // comm may hold spaces and parentheses, so the fields start after the last ')'.
+    const std::string stat = slurp(proc_path(pid, "stat")).value_or("");
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) return {};
+    std::istringstream fields(stat.substr(close + 1));
+    char state = 0;
+    long long skip = 0;
+    unsigned long flags = 0;
+    if (!(fields >> state >> skip >> skip >> skip >> skip >> skip >> flags)) return {};
+    const std::string who = "process " + std::to_string(pid) + " (" + stat.substr(stat.find('(') + 1, close - stat.find('(') - 1) + ")";
+    if (state == 'Z') return who + " is a zombie: it has exited and waits for its parent to reap it";
+    constexpr unsigned long kernel_thread = 0x00200000;  // PF_KTHREAD
+    if (flags & kernel_thread) return who + " is a kernel thread: it has no user-space code to audit";
+    return {};
+}
+
 std::vector<pid_t> thread_ids(pid_t pid) {
     std::vector<pid_t> tids;
     std::error_code ec;

@@ -28,6 +28,11 @@ struct Mapping {
 
 bool process_exists(pid_t pid);
 
+// Why a process that exists has nothing to audit, or empty: a kernel thread
+// has no user-space code, a zombie has exited and waits to be reaped (both have
+// no mappings, where libdw's report reads "No such process").
+std::string unauditable_reason(pid_t pid);
+
 // The thread ids in /proc/PID/task; empty when the process is gone.
 std::vector<pid_t> thread_ids(pid_t pid);
 

@@ -259,6 +259,9 @@ void check_inputs_kept(const std::vector<NamedOutput>& outputs, const std::vecto
 void check_outputs(std::initializer_list<NamedOutput> outputs) {
     for (const NamedOutput& output : outputs) {
         if (output.path.empty()) continue;
+        // Many tools read "-" as standard output; every output here is a file
+        // written whole through a temporary, so "-" would be a file named "-".
+        if (output.path == "-") throw std::runtime_error(output.option + "=-: name a file (not standard output)");
         try {
             check_writable(output.path);
         } catch (const std::runtime_error& e) {
@@ -316,31 +319,21 @@ void remove_made_directories(const MadeDirectories& made) {
         if (::rmdir(it->c_str()) != 0) return;  // not empty: it stays, and so do its parents
 }
 
-namespace {
-
-// check_file_set's checks; returns what make_directories made, which the
-// caller takes back if the set is not written.
-MadeDirectories checked_file_set(const std::string& dir, const std::vector<std::string>& names) {
+MadeDirectories check_file_set(const std::string& dir, const std::vector<std::string>& names) {
     MadeDirectories made = make_directories(dir, "report");
     try {
         for (const std::string& name : names) check_writable((std::filesystem::path(dir) / name).string());
     } catch (...) {
-        remove_made_directories(made);
+        remove_made_directories(made);  // its own failure takes back what it made
         throw;
     }
     return made;
 }
 
-}  // namespace
-
-MadeDirectories check_file_set(const std::string& dir, const std::vector<std::string>& names) {
-    return checked_file_set(dir, names);
-}
-
 void write_file_set(const std::string& dir, const std::vector<NamedText>& files) {
     std::vector<std::string> names;
     for (const NamedText& file : files) names.push_back(file.name);
-    const MadeDirectories made = checked_file_set(dir, names);
+    const MadeDirectories made = check_file_set(dir, names);
     std::vector<PathText> paths;  // the texts viewed, not copied
     for (const NamedText& file : files) paths.emplace_back((std::filesystem::path(dir) / file.name).string(), file.text);
     try {

@@ -47,7 +47,8 @@ void check_distinct_outputs(std::initializer_list<NamedOutput> outputs);
 using NamedInput = NamedOutput;
 void check_inputs_kept(const std::vector<NamedOutput>& outputs, const std::vector<NamedInput>& inputs);
 // Both checks for a run's outputs before it starts: each non-empty path
-// check_writable (the message led by its option), then check_distinct_outputs.
+// check_writable (the message led by its option; "-", standard output
+// elsewhere, is refused), then check_distinct_outputs.
 void check_outputs(std::initializer_list<NamedOutput> outputs);
 
 // Creates `dir` and its parents (nothing for ""): throws std::runtime_error
@@ -60,6 +61,25 @@ MadeDirectories make_directories(const std::string& dir, const std::string& what
 // Removes what make_directories made, innermost first, each only while it is
 // an empty directory (rmdir): a directory that holds a file stays, with its parents.
 void remove_made_directories(const MadeDirectories& made);
+// What a run made with make_directories (or check_file_set), taken back when
+// the guard goes out of scope unless keep() was called: whichever way the run
+// fails, an early return or an exception, it leaves no empty directories.
+class MadeDirectoriesGuard {
+public:
+    MadeDirectoriesGuard() = default;
+    MadeDirectoriesGuard(const MadeDirectoriesGuard&) = delete;
+    MadeDirectoriesGuard& operator=(const MadeDirectoriesGuard&) = delete;
+    ~MadeDirectoriesGuard() {
+        if (!kept_) remove_made_directories(made_);
+    }
+    // Outer directories before inner ones: what is added later is taken back first.
+    void add(const MadeDirectories& made) { made_.insert(made_.end(), made.begin(), made.end()); }
+    void keep() { kept_ = true; }
+
+private:
+    MadeDirectories made_;
+    bool kept_ = false;
+};
 
 // A report's files, written as one set into `dir` (created with its parents)
 // by write_files: a failure leaves the set there was (each file is whole or

@@ -39,6 +39,9 @@ std::unique_ptr<Peer> ReduceWorkload::onednn_peer() {
         onednn::check(dnnl_softmax_forward_desc_init(&desc, dnnl_forward_inference, &src_md, 1), "softmax descriptor");
         peer = onednn::make_peer(&desc, threads());
     } else {
+        // A source of the destination's shape has nothing to reduce: oneDNN 2.6
+        // refuses it (invalid arguments), where our kernel copies each element.
+        if (cols == 1) throw PeerUnavailable("oneDNN's reduction refuses rows of 1 element (nothing to reduce)");
         dst_md = onednn::plain_desc({rows, 1}, dnnl_ab);
         dnnl_reduction_desc_t desc;
         const dnnl_alg_kind_t kind = alg_ == jit::ReduceAlg::sum ? dnnl_reduction_sum : dnnl_reduction_max;

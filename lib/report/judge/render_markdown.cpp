@@ -70,17 +70,13 @@ const char* meaning =
     "whatever the baseline says). Where the failed benchmarks were re-run in a new process (ci/gate.sh does), a "
     "failure the re-run does not show again is reported as not confirmed (:warning:), not failed.";
 
-// A label from the command line or an input file (a commit, --triggered-by, a
-// machine's CPU model): one line of Markdown text.
-std::string inline_text(const std::string& text) { return markdown_text(text); }
-
 // {"version": "0.5.0", "compiler": "GNU 12.2.0", ...} -> "version 0.5.0, compiler GNU 12.2.0, ..."
 std::string build_text(const nlohmann::json& build) {
     if (!build.is_object()) return "(build not given)";
     std::string text;
     for (const auto& [key, value] : build.items())
         text += (text.empty() ? "" : ", ") + key + " " + (value.is_string() ? value.get<std::string>() : value.dump());
-    return inline_text(text);
+    return markdown_text(text);
 }
 
 void benchmark_table(std::ostringstream& md, const Judgement& j) {
@@ -187,10 +183,10 @@ void footprint_section(std::ostringstream& md, const Judgement& j) {
 
 void machine_results(std::ostringstream& md, const MachineJudgement& m, bool titled) {
     const Judgement& j = m.judgement;
-    if (titled) md << "### Machine: " << inline_text(m.current.fingerprint.describe()) << "\n\n";
-    md << "*Machine:* " << inline_text(machine_line(m)) << "\n\n*Times from:* " << m.current.time_from << "\n\n";
+    if (titled) md << "### Machine: " << markdown_text(m.current.fingerprint.describe()) << "\n\n";
+    md << "*Machine:* " << markdown_text(machine_line(m)) << "\n\n*Times from:* " << m.current.time_from << "\n\n";
     if (!m.rerun_source.empty())
-        md << "*Failures re-run in:* " << inline_text(m.rerun_source) << " (a failure counts only if the re-run shows it too)\n\n";
+        md << "*Failures re-run in:* " << markdown_text(m.rerun_source) << " (a failure counts only if the re-run shows it too)\n\n";
     benchmark_table(md, j);
     ratio_table(md, j);
     frame_cost_table(md, m.current);
@@ -216,7 +212,7 @@ void version_block(std::ostringstream& md, const RunResults& run) {
 void version_info_section(std::ostringstream& md, const Report& report) {
     md << "## Version Info\n\n";
     for (const MachineJudgement& m : report.machines) {
-        if (report.machines.size() > 1) md << "### Machine: " << inline_text(m.current.fingerprint.describe()) << "\n\n";
+        if (report.machines.size() > 1) md << "### Machine: " << markdown_text(m.current.fingerprint.describe()) << "\n\n";
         md << "#### Primary Build (this run)\n\n";
         version_block(md, m.current);
         md << "#### Comparison Build (the baseline)\n\n";
@@ -230,17 +226,17 @@ void version_info_section(std::ostringstream& md, const Report& report) {
 std::string render_markdown(const Report& report) {
     const ReportContext& c = report.context;
     std::ostringstream md;
-    md << "# Benchmark Report\n\n## Job Properties\n\n*Commit(s):* " << (c.commit.empty() ? "(not given)" : inline_text(c.commit));
+    md << "# Benchmark Report\n\n## Job Properties\n\n*Commit(s):* " << (c.commit.empty() ? "(not given)" : markdown_text(c.commit));
     for (const MachineJudgement& m : report.machines)
-        if (m.baseline && !m.baseline->commit.empty()) md << " vs " << inline_text(m.baseline->commit) << " (the baseline's)";
+        if (m.baseline && !m.baseline->commit.empty()) md << " vs " << markdown_text(m.baseline->commit) << " (the baseline's)";
     md << "\n\n*Baseline:* ";
     for (size_t i = 0; i < report.machines.size(); ++i) {
         const MachineJudgement& m = report.machines[i];
-        md << (i ? "; " : "") << inline_text(m.baseline ? m.baseline->source : "none (" + m.baseline_path + ")");
+        md << (i ? "; " : "") << markdown_text(m.baseline ? m.baseline->source : "none (" + m.baseline_path + ")");
     }
-    if (!c.baseline_label.empty()) md << " (" << inline_text(c.baseline_label) << ")";
-    md << "\n\n*Triggered By:* " << (c.triggered_by.empty() ? "not said" : inline_text(c.triggered_by))
-       << "\n\n*Tag Predicate:* `ALL` (every benchmark of the runs given)\n\n*Date:* " << inline_text(c.date)
+    if (!c.baseline_label.empty()) md << " (" << markdown_text(c.baseline_label) << ")";
+    md << "\n\n*Triggered By:* " << (c.triggered_by.empty() ? "not said" : markdown_text(c.triggered_by))
+       << "\n\n*Tag Predicate:* `ALL` (every benchmark of the runs given)\n\n*Date:* " << markdown_text(c.date)
        << "\n\n*Judged by:* " << build_text(c.build) << "\n\n*Machines:* " << report.machines.size()
        << "\n\n*Verdict:* " << (report.failed() ? "**" : "") << verdict_text(report) << (report.failed() ? "** :x:" : "")
        << "\n\n## Results\n\n" << meaning << "\n\n";
