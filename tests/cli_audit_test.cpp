@@ -149,52 +149,79 @@ TEST(CliAudit, TheCommandIsTextInTheReport) {
                        0, {"x ## Injected &lt;b&gt;"});
 }
 
+// Whether process `pid` is gone: killed, it may stay a zombie until init reaps it.
+bool process_gone(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat, text);
+    return text.empty() || text.find(") Z ") != std::string::npos;
+}
+
+// The pid a command wrote into `file`, or 0; the file removed.
+pid_t pid_written(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    pid_t pid = 0;
+    in >> pid;
+    std::filesystem::remove(file);
+    return pid;
+}
+
 // What the command started stops with it: a shell's child that ignores SIGTERM
 // (it gets SIGKILL after the grace period) was left running when only the
-// command itself was signalled.
+// command itself was signalled, and so was every child of a command that
+// exited within --delay-ms. The children's output goes to /dev/null: on a pipe
+// to the test, a survivor would hold it open and the test would wait for it.
 TEST(CliAudit, WhatTheCommandStartedStopsWithIt) {
     const auto pid_file = std::filesystem::temp_directory_path() / ("benchfp_audit_group_" + std::to_string(getpid()));
     const CommandRun run = run_benchfp("audit --duration-ms=200 --delay-ms=200 -- /bin/sh -c "
-                                       "'(trap \"\" TERM; exec sleep 60) & echo $! > " + pid_file.string() +
-                                       "; while :; do :; done'");
+                                       "'(trap \"\" TERM; exec sleep 60) >/dev/null 2>&1 & echo $! > " +
+                                       pid_file.string() + "; while :; do :; done'");
     SKIP_OR_FAIL_WITHOUT_PERF(run);
     EXPECT_EQ(run.status, 0) << run.output;
-    std::ifstream in(pid_file);
-    pid_t grandchild = 0;
-    ASSERT_TRUE(in >> grandchild) << run.output;
-    std::filesystem::remove(pid_file);
-    // Killed, it may stay a zombie until init reaps it: a zombie is stopped.
-    const CommandRun state = run_shell("sleep 0.2; cat /proc/" + std::to_string(grandchild) + "/stat 2>/dev/null");
-    const bool gone = state.output.empty() || state.output.find(") Z ") != std::string::npos;
-    EXPECT_TRUE(gone) << "the command's child " << grandchild << " survived the audit: " << state.output;
-    if (!gone) kill(grandchild, SIGKILL);
+    const pid_t ignoring = pid_written(pid_file);
+    ASSERT_GT(ignoring, 0) << run.output;
+    usleep(200 * 1000);  // for init to reap it
+    EXPECT_TRUE(process_gone(ignoring)) << "the command's child " << ignoring << " survived the audit";
+    if (!process_gone(ignoring)) kill(ignoring, SIGKILL);
+
+    expect_usage_error("audit --duration-ms=200 --delay-ms=300 -- /bin/sh -c '(exec sleep 60) >/dev/null 2>&1 & echo $! > " +
+                           pid_file.string() + "; exit 0'",
+                       "exited within --delay-ms=300");
+    const pid_t orphan = pid_written(pid_file);
+    ASSERT_GT(orphan, 0);
+    usleep(200 * 1000);
+    EXPECT_TRUE(process_gone(orphan)) << "the child " << orphan << " of a command that exited survived it";
+    if (!process_gone(orphan)) kill(orphan, SIGKILL);
 }
 
 // A SIGTERM to benchfp mid-window ends the audit at once, stops the command,
-// and ends benchfp by that signal (status 143 in the shell), leaving no orphan.
+// takes back the report directories it made, and ends benchfp by that signal
+// (status 143 in the shell), leaving no orphan.
 TEST(CliAudit, ASignalToBenchfpStopsTheCommandToo) {
-    const auto pid_file = std::filesystem::temp_directory_path() / ("benchfp_audit_signal_" + std::to_string(getpid()));
+    const auto base = std::filesystem::temp_directory_path() / ("benchfp_audit_signal_" + std::to_string(getpid()));
+    const auto pid_file = base.string() + ".pid";
+    std::filesystem::remove_all(base);
     std::filesystem::remove(pid_file);
-    const CommandRun run = run_shell(
-        std::string(BENCHFP_BIN) + " audit --duration-ms=60000 --delay-ms=100 -- /bin/sh -c 'echo $$ > " +
-        pid_file.string() + "; while :; do :; done' & b=$!; for i in $(seq 100); do [ -s " + pid_file.string() +
-        " ] && break; sleep 0.05; done; sleep 0.5; start=$(date +%s); kill -TERM $b; wait $b; echo \"status=$?\"; "
-        "echo \"took=$(( $(date +%s) - start ))\"");
-    if (run.output.find("status=2") != std::string::npos && run.output.find("perf_event_open") != std::string::npos) {
-        if (perf_required()) FAIL() << "BENCHFP_REQUIRE_PERF=1 but sampling is unavailable:\n" << run.output;
-        GTEST_SKIP() << "sampling unavailable here:\n" << run.output;
-    }
-    EXPECT_NE(run.output.find("status=143"), std::string::npos) << run.output;
+    CommandRun run = run_shell(std::string(BENCHFP_BIN) + " audit --duration-ms=60000 --delay-ms=100 --report=" +
+                               base.string() + "/sub -- /bin/sh -c 'exec >/dev/null 2>&1; echo $$ > " + pid_file +
+                               "; exec sleep 600' & b=$!; for i in $(seq 100); do [ -s " + pid_file +
+                               " ] && break; sleep 0.05; done; sleep 0.5; start=$(date +%s); kill -TERM $b; wait $b; "
+                               "echo \"status=$?\"; echo \"took=$(( $(date +%s) - start ))\"");
+    const auto status_at = run.output.find("status=");
+    ASSERT_NE(status_at, std::string::npos) << run.output;
+    run.status = std::stoi(run.output.substr(status_at + 7));  // benchfp's, for the skip rule
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    EXPECT_EQ(run.status, 143) << run.output;
     EXPECT_TRUE(run.output.find("took=0") != std::string::npos || run.output.find("took=1") != std::string::npos ||
                 run.output.find("took=2") != std::string::npos)
         << run.output;
-    std::ifstream in(pid_file);
-    pid_t child = 0;
-    ASSERT_TRUE(in >> child) << run.output;
-    std::filesystem::remove(pid_file);
+    const pid_t child = pid_written(pid_file);
+    ASSERT_GT(child, 0) << run.output;
     const bool gone = kill(child, 0) != 0;  // benchfp reaped it: no zombie either
     EXPECT_TRUE(gone) << "the audited command " << child << " outlived benchfp:\n" << run.output;
     if (!gone) kill(child, SIGKILL);
+    EXPECT_FALSE(std::filesystem::exists(base)) << "the report directories were left behind";
+    std::filesystem::remove_all(base);
 }
 
 // A process with nothing to audit is named for what it is: libdw said only

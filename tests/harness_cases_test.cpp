@@ -150,6 +150,8 @@ TEST_F(CasesTest, MalformedBatchLineNamesFileLineAndToken) {
     EXPECT_NE(usage_error_of(cli).find(": not found here or in the source tree"), std::string::npos);
     cli.batches = {dir_.string()};  // why, not only that
     EXPECT_NE(usage_error_of(cli).find(": not a regular file"), std::string::npos) << usage_error_of(cli);
+    cli.batches = {"cases/gemm"};  // a directory of the source tree: judged there
+    EXPECT_NE(usage_error_of(cli).find("'cases/gemm': not a regular file"), std::string::npos) << usage_error_of(cli);
 
     cli.batches = {write("loop", "--batch=" + (dir_ / "loop").string() + "\n")};
     EXPECT_NE(usage_error_of(cli).find("nested"), std::string::npos);

@@ -10,10 +10,12 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -26,61 +28,54 @@ constexpr size_t max_code_bytes = 16u << 20;  // read at most this much of one r
 constexpr auto poll_interval = std::chrono::milliseconds(20);
 
 // A signal that asks benchfp to end (SIGINT from the terminal, SIGTERM, SIGHUP),
-// noted while a command of ours runs: the audit ends at its next poll, the
-// command's process group is stopped as at the end of a window, and the signal
-// is raised again with benchfp's former action (StopSignals). Without it, the
-// command (in a process group of its own, so the terminal's Ctrl-C does not
-// reach it) would outlive benchfp.
-volatile sig_atomic_t stop_signal = 0;
+// noted while a command of ours runs (StopSignals): the audit stops sampling at
+// its next poll, the command's process group is stopped as at the end of a
+// window, and audit_started throws StoppedBySignal, which the audit command
+// raises again once it has taken back what it made. Without it, the command (in
+// a process group of its own, so the terminal's Ctrl-C does not reach it) would
+// outlive benchfp.
+std::atomic<int> stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "written by a signal handler");
 
-void note_stop_signal(int signal) { stop_signal = signal; }
+void note_stop_signal(int signal) { stop_signal.store(signal, std::memory_order_relaxed); }
 
-bool stop_requested() { return stop_signal != 0; }
+bool stop_requested() { return stop_signal.load(std::memory_order_relaxed) != 0; }
 
+// Notes the three signals while it lives, and restores their former actions
+// after. A signal ignored when it starts stays ignored: nohup's SIGHUP, or
+// SIGINT in a job a non-interactive shell put in the background, asks for nothing.
 class StopSignals {
 public:
     StopSignals() {
+        stop_signal.store(0);
         struct sigaction action = {};
         action.sa_handler = note_stop_signal;
+        action.sa_flags = SA_RESTART;  // the final waitpid is not cut short by a second signal
         sigemptyset(&action.sa_mask);
         for (size_t i = 0; i < signals.size(); ++i) {
             sigaction(signals[i], nullptr, &former[i]);
-            // An ignored signal stays ignored (nohup's SIGHUP): it asks for nothing.
             if (former[i].sa_handler != SIG_IGN) sigaction(signals[i], &action, nullptr);
         }
     }
-    ~StopSignals() { restore(); }
+    ~StopSignals() {
+        for (size_t i = 0; i < signals.size(); ++i) sigaction(signals[i], &former[i], nullptr);
+    }
     StopSignals(const StopSignals&) = delete;
     StopSignals& operator=(const StopSignals&) = delete;
-
-    // Once the command is stopped: ends benchfp as the signal asked, or throws
-    // when its former action returns (a handler of the embedding program).
-    void raise_noted() {
-        const int signal = stop_signal;
-        if (!signal) return;
-        restore();
-        stop_signal = 0;
-        ::raise(signal);
-        throw std::runtime_error("stopped by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")");
-    }
 
 private:
     static constexpr std::array<int, 3> signals = {SIGINT, SIGTERM, SIGHUP};
     std::array<struct sigaction, 3> former = {};
-    bool restored = false;
-
-    void restore() {
-        if (restored) return;
-        restored = true;
-        for (size_t i = 0; i < signals.size(); ++i) sigaction(signals[i], &former[i], nullptr);
-    }
 };
 
-// A child that has exited is a zombie until reaped: kill(pid, 0) still finds it.
+// A child that has exited stays a zombie until reaped. waitid's WNOWAIT sees
+// the exit without reaping it, so its pid, which is also its process group's
+// id, stays taken until stop_child signals the group and reaps it last:
+// otherwise another process could take the id in between and get the signals.
 bool alive(pid_t pid, bool is_child) {
     if (is_child) {
-        int status = 0;
-        return waitpid(pid, &status, WNOHANG) == 0;
+        siginfo_t info = {};
+        return waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
     }
     return perf::process_exists(pid);
 }
@@ -119,6 +114,7 @@ AuditReport audit_process(const AuditRequest& q) {
     while (std::chrono::steady_clock::now() < deadline && !stop_requested() && !(exited = !alive(q.pid, q.is_child)))
         std::this_thread::sleep_for(poll_interval);
     perf::ProcessRecording recording = sampler.stop();
+    if (stop_requested()) return {};  // nothing more to read: the caller stops the command and ends
 
     // While the process lives, read what it has now: later mappings, modules
     // loaded during the window, its perf map, and the code itself.
@@ -172,7 +168,7 @@ pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::s
         dup2(STDERR_FILENO, STDOUT_FILENO);
         // Its input is nothing: in a background group, a read of the terminal
         // would stop it (SIGTTIN) for the whole window.
-        if (const int null = open("/dev/null", O_RDONLY); null >= 0) dup2(null, STDIN_FILENO);
+        if (const int null = open("/dev/null", O_RDONLY | O_CLOEXEC); null >= 0) dup2(null, STDIN_FILENO);
         for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
         execvp(args[0], args.data());
         const int error = errno;
@@ -202,51 +198,51 @@ bool child_survives(pid_t pid, uint64_t ms) {
     return alive(pid, true);
 }
 
-namespace {
-
-// Whether any process of group `group` is left, reaping its leader (our child)
-// when it has exited: a zombie leader would count as one.
-bool group_left(pid_t group) {
-    waitpid(group, nullptr, WNOHANG);
-    return kill(-group, 0) == 0 || errno == EPERM;
-}
-
-}  // namespace
-
 void stop_child(pid_t pid) {
     // The whole group: a shell's or a launcher's own children too, which a
-    // signal to the command alone would leave running.
+    // signal to the command alone would leave running. The child is not reaped
+    // before the end (see alive), so its group's id is still its own here.
     kill(-pid, SIGTERM);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);
-    while (group_left(pid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(poll_interval);
-    kill(-pid, SIGKILL);  // what the grace period did not end; nothing when the group is gone
-    waitpid(pid, nullptr, 0);
+    while (perf::group_has_live_process(pid) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(poll_interval);
+    if (perf::group_has_live_process(pid)) kill(-pid, SIGKILL);  // what the grace period did not end
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
 }
 
+StoppedBySignal::StoppedBySignal(int signal)
+    : std::runtime_error("stopped by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")"),
+      signal(signal) {}
+
 AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_ms, AuditRequest request) {
-    StopSignals signals;
+    const StopSignals signals;
     const pid_t child = start_child(argv);
-    if (!child_survives(child, delay_ms)) {
-        if (stop_requested()) {
-            stop_child(child);
-            signals.raise_noted();
-        }
-        throw std::runtime_error("'" + argv[0] + "' exited within --delay-ms=" + std::to_string(delay_ms) +
-                                 " (or could not be started)");
-    }
-    request.pid = child;
-    request.is_child = true;
     AuditReport report;
     try {
-        report = audit_process(request);
+        if (child_survives(child, delay_ms)) {
+            request.pid = child;
+            request.is_child = true;
+            report = audit_process(request);
+        } else if (!stop_requested()) {
+            throw std::runtime_error("'" + argv[0] + "' exited within --delay-ms=" + std::to_string(delay_ms) +
+                                     " (or could not be started)");
+        }
     } catch (...) {
-        stop_child(child);
+        stop_child(child);  // also what it started, when it exited itself
+        if (stop_requested()) throw StoppedBySignal(stop_signal.load());  // the reason the audit failed
         throw;
     }
     stop_child(child);
-    signals.raise_noted();
+    if (stop_requested()) throw StoppedBySignal(stop_signal.load());
     for (const auto& a : argv) report.command += (report.command.empty() ? "" : " ") + a;
     return report;
+}
+
+int end_by_signal(int signal) {
+    ::raise(signal);  // its former action is back (StopSignals): by default, benchfp ends here
+    std::cerr << "benchfp audit: stopped by signal " << signal << " (" << strsignal(signal) << ")\n";
+    return 2;
 }
 
 }  // namespace benchfp::harness

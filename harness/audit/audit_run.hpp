@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,15 +33,27 @@ pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::s
 // Waits `ms` unless the child exits first; false when it did.
 bool child_survives(pid_t pid, uint64_t ms);
 // SIGTERM to its process group, then SIGKILL to what is left of the group
-// after a grace period of 2 s; reaps it.
+// after a grace period of 2 s; reaps it, last.
 void stop_child(pid_t pid);
+
+// Thrown by audit_started when SIGINT, SIGTERM or SIGHUP came while it ran,
+// once the command is stopped: the caller takes back what it made (files,
+// directories), then calls end_by_signal.
+struct StoppedBySignal : std::runtime_error {
+    explicit StoppedBySignal(int signal);
+    int signal;
+};
+// Raises `signal` with the action it had before the audit (by default, the end
+// of benchfp by that signal); returns the exit status 2 if that action returns.
+int end_by_signal(int signal);
 
 // Starts `argv`, lets it run `delay_ms` (attached mid-run, as a fleet profiler
 // is), audits it with `request` (its pid and is_child filled in here), and
 // stops it, also when the audit throws. Throws std::runtime_error when the
-// command exits within the delay or cannot be started. SIGINT, SIGTERM or
-// SIGHUP meanwhile ends the audit early: the command is stopped, and the
-// signal raised again with its former action.
+// command exits within the delay or cannot be started, and StoppedBySignal
+// when SIGINT, SIGTERM or SIGHUP came meanwhile (the audit stops at its next
+// poll). The command is started in a process group of its own; what it starts
+// is stopped with it, also when it exits first.
 AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_ms, AuditRequest request);
 
 }  // namespace benchfp::harness

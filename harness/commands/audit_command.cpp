@@ -63,9 +63,8 @@ int print_report(const AuditOptions& o, const AuditReport& report) {
     return 0;
 }
 
-}  // namespace
-
-int run_audit(const AuditOptions& o) {
+// The audit; a signal that stopped it propagates as StoppedBySignal (run_audit).
+int run_audit_unsignalled(const AuditOptions& o) {
     const int sources = (o.pid != 0) + !o.command.empty() + !o.target.empty();
     if (sources != 1) return report_error("name one process: --pid=P, --target=onednn, or -- CMD ARGS");
     if (o.duration_ms == 0) return report_error("--duration-ms must be positive");
@@ -84,8 +83,20 @@ int run_audit(const AuditOptions& o) {
                                  : print_report(o, audit_started(o.command, o.delay_ms, request));
         if (status != 2) made.keep();
         return status;
+    } catch (const StoppedBySignal&) {
+        throw;  // past the guard above, which takes back what the run made
     } catch (const std::exception& e) {  // perf::Error among them
         return report_error(e.what());
+    }
+}
+
+}  // namespace
+
+int run_audit(const AuditOptions& o) {
+    try {
+        return run_audit_unsignalled(o);
+    } catch (const StoppedBySignal& e) {
+        return end_by_signal(e.signal);
     }
 }
 

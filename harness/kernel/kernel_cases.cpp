@@ -38,9 +38,11 @@ std::optional<perf::Verdict> parse_expect(const std::string& name) {
 
 std::filesystem::path find_batch_file(const std::string& name, const std::string& where) {
     if (auto path = locate_stored(name, StoredKind::regular_file)) return *path;
-    // Why, as judged where the name itself points (the source tree is the fallback).
+    // Why: judged where the name points here, else in the source tree.
     std::error_code error;
-    const std::filesystem::file_status status = std::filesystem::status(name, error);
+    std::filesystem::file_status status = std::filesystem::status(name, error);
+    if (!std::filesystem::exists(status) && std::filesystem::path(name).is_relative())
+        status = std::filesystem::status(std::filesystem::path(BENCHFP_SOURCE_DIR) / name, error);
     const std::string why =
         std::filesystem::exists(status) ? "not a regular file"
         : error && error != std::errc::no_such_file_or_directory

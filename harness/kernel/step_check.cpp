@@ -123,12 +123,12 @@ StepOutcome judge_step(const SteppedCall& call, jit::FramePolicy policy, perf::V
     if (steps == 0) detail << " no instruction of the kernel was stepped";
     else if (call.unstepped_calls)
         detail << unstepped_text(call.unstepped_calls);
-    else if (budget_spent(call))
-        detail << budget_text(call.max_steps);
     else if (lost) detail << " " << lost << " steps did not fit the chain table";
-    else if (first.chain)
+    else if (first.chain)  // a breakage within the budget is named before the budget
         detail << " expected " << perf::to_string(wanted) << "; first offending " << instruction_text(call.code, first.chain->offset)
                << " (" << perf::to_string(first.verdict) << "): " << chain_text(call.symbols, *first.chain);
+    else if (budget_spent(call))
+        detail << budget_text(call.max_steps);
     else if (windows_checked && !window_mismatch.empty())
         detail << " the frameless instructions are not exactly entry..`mov rbp, rsp` and after `pop rbp`: "
                << instruction_text(call.code, window_mismatch.front())
@@ -181,6 +181,7 @@ StepOutcome judge_abi(const SteppedCall& call, const std::string& probe_mismatch
                   {"violations", violations},
                   {"instructions", steps},
                   {"unstepped_calls", call.unstepped_calls},
+                  {"budget_spent", budget_spent(call)},
                   {"seconds", call.seconds}};
     return out;
 }

@@ -30,22 +30,40 @@ std::optional<std::string> slurp(const std::string& path) {
 
 bool process_exists(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
 
-std::string unauditable_reason(pid_t pid) {
-    // /proc/PID/stat: "pid (comm) state ppid pgrp session tty_nr tpgid flags ...";
-    // comm may hold spaces and parentheses, so the fields start after the last ')'.
+std::optional<ProcessStat> read_stat(pid_t pid) {
+    // "pid (comm) state ppid pgrp ... flags ...": comm may hold spaces and
+    // parentheses, so the fields start after the last ')'.
     const std::string stat = slurp(proc_path(pid, "stat")).value_or("");
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos) return {};
+    const auto open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
     std::istringstream fields(stat.substr(close + 1));
-    char state = 0;
-    long long skip = 0;
-    unsigned long flags = 0;
-    if (!(fields >> state >> skip >> skip >> skip >> skip >> skip >> flags)) return {};
-    const std::string who = "process " + std::to_string(pid) + " (" + stat.substr(stat.find('(') + 1, close - stat.find('(') - 1) + ")";
-    if (state == 'Z') return who + " is a zombie: it has exited and waits for its parent to reap it";
+    ProcessStat out;
+    out.comm = stat.substr(open + 1, close - open - 1);
+    long long parent = 0, session = 0, terminal = 0, terminal_group = 0;
+    if (!(fields >> out.state >> parent >> out.process_group >> session >> terminal >> terminal_group >> out.flags))
+        return std::nullopt;
+    return out;
+}
+
+std::string unauditable_reason(pid_t pid) {
+    const std::optional<ProcessStat> stat = read_stat(pid);
+    if (!stat) return {};
+    const std::string who = "process " + std::to_string(pid) + " (" + stat->comm + ")";
+    if (stat->state == 'Z') return who + " is a zombie: it has exited and waits for its parent to reap it";
     constexpr unsigned long kernel_thread = 0x00200000;  // PF_KTHREAD
-    if (flags & kernel_thread) return who + " is a kernel thread: it has no user-space code to audit";
+    if (stat->flags & kernel_thread) return who + " is a kernel thread: it has no user-space code to audit";
     return {};
+}
+
+bool group_has_live_process(pid_t group) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const std::optional<ProcessStat> stat = read_stat(static_cast<pid_t>(std::stol(name)));
+        if (stat && stat->process_group == group && stat->state != 'Z') return true;
+    }
+    return false;
 }
 
 std::vector<pid_t> thread_ids(pid_t pid) {

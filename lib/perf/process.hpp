@@ -28,10 +28,22 @@ struct Mapping {
 
 bool process_exists(pid_t pid);
 
+// The fields of /proc/PID/stat the harness reads; nothing when the process is gone.
+struct ProcessStat {
+    std::string comm;
+    char state = 0;  // 'R', 'S', ..., 'Z' for a zombie
+    pid_t process_group = 0;
+    unsigned long flags = 0;  // PF_* (PF_KTHREAD: a kernel thread)
+};
+std::optional<ProcessStat> read_stat(pid_t pid);
+
 // Why a process that exists has nothing to audit, or empty: a kernel thread
 // has no user-space code, a zombie has exited and waits to be reaped (both have
 // no mappings, where libdw's report reads "No such process").
 std::string unauditable_reason(pid_t pid);
+
+// Whether a process of group `group` is alive (not a zombie), from /proc.
+bool group_has_live_process(pid_t group);
 
 // The thread ids in /proc/PID/task; empty when the process is gone.
 std::vector<pid_t> thread_ids(pid_t pid);
