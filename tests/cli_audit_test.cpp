@@ -192,6 +192,43 @@ TEST(CliAudit, WhatTheCommandStartedStopsWithIt) {
     usleep(200 * 1000);
     EXPECT_TRUE(process_gone(orphan)) << "the child " << orphan << " of a command that exited survived it";
     if (!process_gone(orphan)) kill(orphan, SIGKILL);
+
+    // A child in a session of its own is out of the group's reach: it comes
+    // back to benchfp, the subreaper, when the shell dies, and is stopped there.
+    const CommandRun escaped = run_benchfp("audit --duration-ms=200 --delay-ms=200 -- /bin/sh -c "
+                                           "'setsid sleep 60 >/dev/null 2>&1 & echo $! > " + pid_file.string() +
+                                           "; while :; do :; done'");
+    EXPECT_EQ(escaped.status, 0) << escaped.output;
+    const pid_t session = pid_written(pid_file);
+    ASSERT_GT(session, 0) << escaped.output;
+    usleep(200 * 1000);
+    EXPECT_TRUE(process_gone(session)) << "the command's setsid child " << session << " survived the audit";
+    if (!process_gone(session)) kill(session, SIGKILL);
+}
+
+// A command that leaves its own process group is still the command: it is
+// signalled by its pid, where a signal to the group reached nobody and the
+// final wait for it hung, deaf to SIGTERM (timeout would end it with 124).
+TEST(CliAudit, ACommandThatLeavesItsGroupIsStoppedAllTheSame) {
+    const CommandRun run = run_shell("timeout 20 " + std::string(BENCHFP_BIN) +
+                                     " audit --duration-ms=200 --delay-ms=300 -- perl -e "
+                                     "'setpgrp(0, getpgrp(getppid())); open(STDOUT, \">/dev/null\"); "
+                                     "open(STDERR, \">/dev/null\"); 1 while 1'");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_EQ(run_shell("pgrep -f 'setpgrp\\(0, getpgrp'").output, "") << "the command survived";
+    run_shell("pkill -f 'setpgrp\\(0, getpgrp'");
+}
+
+// Exited before the attach: said so, not as libdw's "No such process".
+TEST(CliAudit, ACommandThatExitsBeforeTheAttachIsSaidSo) {
+    const CommandRun run = run_benchfp("audit --delay-ms=0 --duration-ms=100 -- /bin/sh -c 'exit 3'");
+    EXPECT_EQ(run.status, 2) << run.output;
+    EXPECT_TRUE(run.output.find("exited before") != std::string::npos ||
+                run.output.find("exited within --delay-ms=0") != std::string::npos)
+        << run.output;
+    EXPECT_EQ(run.output.find("No such process"), std::string::npos) << run.output;
+    expect_usage_error("audit --duration-ms=100 -- /tmp", "cannot start '/tmp': a directory");
 }
 
 // A SIGTERM to benchfp mid-window ends the audit at once, stops the command,

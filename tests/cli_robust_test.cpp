@@ -123,6 +123,12 @@ TEST(CliBadInput, AnOutputNamedDashIsRefusedNotAFileNamedDash) {
     for (const char* option : {"--out=-", "--folded=- --out=/tmp/never.pb.gz", "--json=- --out=/tmp/never.pb.gz"})
         expect_usage_error(std::string("alloc profile --workload=structs ") + option, "=-: name a file");
     expect_usage_error("kernel --mode=corr --kernel=eltwise --csv=- 64", "--csv=-: name a file");
+    const std::string results = temp_path("dash_results.json");
+    ASSERT_EQ(run_benchfp("kernel --mode=perf --kernel=eltwise --alg=relu --isa=sse41 --max-ms-per-prb=20 --json=" + results + " 64").status, 0);
+    expect_usage_error("judge --current=" + results + " --baseline-runs=" + results + " --report=-",
+                       "-: name a report directory");
+    std::filesystem::remove(results);
+    expect_usage_error("audit --duration-ms=100 --report=- -- /bin/sleep 1", "-: name a report directory");
     EXPECT_FALSE(std::filesystem::exists(std::string(BENCHFP_SOURCE_DIR) + "/-"));
 }
 

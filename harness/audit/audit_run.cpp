@@ -3,8 +3,10 @@
 #include "perf/attach.hpp"
 #include "perf/error.hpp"
 #include "perf/event.hpp"
+#include "perf/process.hpp"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -104,8 +107,17 @@ void read_code(pid_t pid, std::vector<JitRegion>& regions, const std::vector<per
 
 AuditReport audit_process(const AuditRequest& q) {
     const perf::EventChoice event = perf::choose_event(q.event, perf::probe_open);
-    std::vector<perf::Mapping> maps = perf::read_maps(q.pid);  // throws when the process is gone
-    auto symbols = std::make_unique<perf::Symbols>(q.pid);
+    std::vector<perf::Mapping> maps;
+    std::unique_ptr<perf::Symbols> symbols;
+    try {
+        maps = perf::read_maps(q.pid);  // throws when the process is gone
+        symbols = std::make_unique<perf::Symbols>(q.pid);
+    } catch (const perf::Error&) {
+        // Said as what happened: libdw's "No such process" of a zombie says less.
+        if (!alive(q.pid, q.is_child))
+            throw std::runtime_error("process " + std::to_string(q.pid) + " exited before it could be audited");
+        throw;
+    }
     perf::ProcessSampler sampler({q.pid, q.system_wide, event.event, q.frequency, 0});
 
     sampler.start();
@@ -184,7 +196,10 @@ pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::s
     close(exec_status[0]);
     if (n == sizeof error) {
         waitpid(pid, nullptr, 0);
-        throw std::runtime_error("cannot start '" + argv[0] + "': " + std::strerror(error));
+        // execvp's EACCES of a directory reads "Permission denied": said as what it is.
+        std::error_code ec;
+        const bool directory = argv[0].find('/') != std::string::npos && std::filesystem::is_directory(argv[0], ec);
+        throw std::runtime_error("cannot start '" + argv[0] + "': " + (directory ? "a directory" : std::strerror(error)));
     }
     return pid;
 }
@@ -198,15 +213,56 @@ bool child_survives(pid_t pid, uint64_t ms) {
     return alive(pid, true);
 }
 
+namespace {
+
+// What the command started that left its process group (setsid, a new group)
+// comes back to benchfp when its parent dies, as benchfp is the children's
+// subreaper while an audited command runs (audit_started): these orphans.
+std::vector<pid_t> live_orphans(pid_t command) {
+    std::vector<pid_t> orphans;
+    for (const perf::ChildProcess& c : perf::children_of(getpid()))
+        if (c.pid != command && !c.zombie) orphans.push_back(c.pid);
+    return orphans;
+}
+
+// Whether anything of the command is alive: itself (it may have left its
+// group), its group, or an orphan of it.
+bool anything_left(pid_t command) {
+    return alive(command, true) || perf::group_has_live_process(command) || !live_orphans(command).empty();
+}
+
+// `signal` to the command, its group, and each orphan with the group it leads,
+// if any (a setsid'd child leads one; a group id is never another process's
+// while its leader lives, and none of these is reaped yet).
+void signal_all(pid_t command, int signal) {
+    kill(-command, signal);
+    kill(command, signal);
+    for (const pid_t orphan : live_orphans(command)) {
+        kill(-orphan, signal);
+        kill(orphan, signal);
+    }
+}
+
+}  // namespace
+
 void stop_child(pid_t pid) {
     // The whole group: a shell's or a launcher's own children too, which a
-    // signal to the command alone would leave running. The child is not reaped
-    // before the end (see alive), so its group's id is still its own here.
-    kill(-pid, SIGTERM);
+    // signal to the command alone would leave running. The command is not
+    // reaped before the end (see alive), so its group's id is still its own.
+    signal_all(pid, SIGTERM);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);
-    while (perf::group_has_live_process(pid) && std::chrono::steady_clock::now() < deadline)
+    while (anything_left(pid) && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(poll_interval);
-    if (perf::group_has_live_process(pid)) kill(-pid, SIGKILL);  // what the grace period did not end
+        for (const pid_t orphan : live_orphans(pid)) kill(orphan, SIGTERM);  // orphaned since the last look
+    }
+    // What the grace period did not end; a killed process's children become
+    // orphans of benchfp in turn, so again until nothing is left (bounded).
+    for (int round = 0; round < 50 && anything_left(pid); ++round) {
+        signal_all(pid, SIGKILL);
+        std::this_thread::sleep_for(poll_interval);
+    }
+    for (const perf::ChildProcess& c : perf::children_of(getpid()))
+        if (c.pid != pid) waitpid(c.pid, nullptr, WNOHANG);  // the orphans' zombies
     while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
     }
 }
@@ -215,8 +271,24 @@ StoppedBySignal::StoppedBySignal(int signal)
     : std::runtime_error("stopped by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")"),
       signal(signal) {}
 
+namespace {
+
+// benchfp as the subreaper of its descendants while it lives (prctl): a process
+// the command started in a session or group of its own is orphaned to benchfp,
+// not to init, so that stop_child finds it.
+class Subreaper {
+public:
+    Subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
+    ~Subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 0); }
+    Subreaper(const Subreaper&) = delete;
+    Subreaper& operator=(const Subreaper&) = delete;
+};
+
+}  // namespace
+
 AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_ms, AuditRequest request) {
     const StopSignals signals;
+    const Subreaper subreaper;
     const pid_t child = start_child(argv);
     AuditReport report;
     try {

@@ -32,8 +32,9 @@ AuditReport audit_process(const AuditRequest& request);
 pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
 // Waits `ms` unless the child exits first; false when it did.
 bool child_survives(pid_t pid, uint64_t ms);
-// SIGTERM to its process group, then SIGKILL to what is left of the group
-// after a grace period of 2 s; reaps it, last.
+// SIGTERM to it, its process group and what left the group (orphaned to
+// benchfp, the subreaper while audit_started runs), then SIGKILL to what is
+// left after a grace period of 2 s; reaps it, last.
 void stop_child(pid_t pid);
 
 // Thrown by audit_started when SIGINT, SIGTERM or SIGHUP came while it ran,
@@ -52,8 +53,9 @@ int end_by_signal(int signal);
 // stops it, also when the audit throws. Throws std::runtime_error when the
 // command exits within the delay or cannot be started, and StoppedBySignal
 // when SIGINT, SIGTERM or SIGHUP came meanwhile (the audit stops at its next
-// poll). The command is started in a process group of its own; what it starts
-// is stopped with it, also when it exits first.
+// poll). The command is started in a process group of its own, with benchfp
+// as the subreaper of what it starts; all of it is stopped with it, also when
+// the command exits first or a process left the group.
 AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_ms, AuditRequest request);
 
 }  // namespace benchfp::harness

@@ -39,8 +39,8 @@ std::optional<ProcessStat> read_stat(pid_t pid) {
     std::istringstream fields(stat.substr(close + 1));
     ProcessStat out;
     out.comm = stat.substr(open + 1, close - open - 1);
-    long long parent = 0, session = 0, terminal = 0, terminal_group = 0;
-    if (!(fields >> out.state >> parent >> out.process_group >> session >> terminal >> terminal_group >> out.flags))
+    long long session = 0, terminal = 0, terminal_group = 0;
+    if (!(fields >> out.state >> out.parent >> out.process_group >> session >> terminal >> terminal_group >> out.flags))
         return std::nullopt;
     return out;
 }
@@ -55,15 +55,39 @@ std::string unauditable_reason(pid_t pid) {
     return {};
 }
 
-bool group_has_live_process(pid_t group) {
+namespace {
+
+// Every process of /proc with its stat fields, to `visit` (false from it: stop).
+template <typename Visit>
+void for_each_process(Visit visit) {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
         const std::string name = entry.path().filename().string();
-        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const std::optional<ProcessStat> stat = read_stat(static_cast<pid_t>(std::stol(name)));
-        if (stat && stat->process_group == group && stat->state != 'Z') return true;
+        if (name.empty() || name.size() > 9 || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const auto pid = static_cast<pid_t>(std::stol(name));
+        if (const std::optional<ProcessStat> stat = read_stat(pid))
+            if (!visit(pid, *stat)) return;
     }
-    return false;
+}
+
+}  // namespace
+
+bool group_has_live_process(pid_t group) {
+    bool found = false;
+    for_each_process([&](pid_t, const ProcessStat& stat) {
+        found = stat.process_group == group && stat.state != 'Z';
+        return !found;
+    });
+    return found;
+}
+
+std::vector<ChildProcess> children_of(pid_t parent) {
+    std::vector<ChildProcess> children;
+    for_each_process([&](pid_t pid, const ProcessStat& stat) {
+        if (stat.parent == parent) children.push_back({pid, stat.state == 'Z'});
+        return true;
+    });
+    return children;
 }
 
 std::vector<pid_t> thread_ids(pid_t pid) {

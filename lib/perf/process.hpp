@@ -32,6 +32,7 @@ bool process_exists(pid_t pid);
 struct ProcessStat {
     std::string comm;
     char state = 0;  // 'R', 'S', ..., 'Z' for a zombie
+    pid_t parent = 0;
     pid_t process_group = 0;
     unsigned long flags = 0;  // PF_* (PF_KTHREAD: a kernel thread)
 };
@@ -44,6 +45,12 @@ std::string unauditable_reason(pid_t pid);
 
 // Whether a process of group `group` is alive (not a zombie), from /proc.
 bool group_has_live_process(pid_t group);
+// The processes whose parent is `parent`, zombies included, from /proc.
+struct ChildProcess {
+    pid_t pid = 0;
+    bool zombie = false;
+};
+std::vector<ChildProcess> children_of(pid_t parent);
 
 // The thread ids in /proc/PID/task; empty when the process is gone.
 std::vector<pid_t> thread_ids(pid_t pid);

@@ -273,6 +273,7 @@ void check_outputs(std::initializer_list<NamedOutput> outputs) {
 
 MadeDirectories make_directories(const std::string& dir, const std::string& what) {
     if (dir.empty()) return {};  // the working directory
+    if (dir == "-") throw std::runtime_error("-: name a " + what + " directory (not standard output)");
     struct stat found{};
     if (::stat(dir.c_str(), &found) == 0) {
         if (!S_ISDIR(found.st_mode))

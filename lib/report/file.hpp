@@ -57,6 +57,7 @@ void check_outputs(std::initializer_list<NamedOutput> outputs);
 // was there): a run that then fails to write takes them back
 // (remove_made_directories) rather than leave empty directories behind.
 using MadeDirectories = std::vector<std::string>;
+// "-" is refused: standard output to other tools, never a directory here.
 MadeDirectories make_directories(const std::string& dir, const std::string& what);
 // Removes what make_directories made, innermost first, each only while it is
 // an empty directory (rmdir): a directory that holds a file stays, with its parents.
