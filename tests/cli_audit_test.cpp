@@ -220,6 +220,21 @@ TEST(CliAudit, ACommandThatLeavesItsGroupIsStoppedAllTheSame) {
     run_shell("pkill -f 'setpgrp\\(0, getpgrp'");
 }
 
+// A shell that exec's benchfp keeps its children, which become benchfp's: they
+// are not the command's, and were killed as its orphans.
+TEST(CliAudit, ChildrenBenchfpHadBeforeTheCommandAreLeftAlone) {
+    const auto pid_file = std::filesystem::temp_directory_path() / ("benchfp_audit_earlier_" + std::to_string(getpid()));
+    const CommandRun run = run_shell("/bin/sh -c 'sleep 30 >/dev/null 2>&1 & echo $! > " + pid_file.string() +
+                                     "; exec " + BENCHFP_BIN +
+                                     " audit --duration-ms=200 --delay-ms=200 -- /bin/sh -c \"while :; do :; done\"'");
+    SKIP_OR_FAIL_WITHOUT_PERF(run);
+    EXPECT_EQ(run.status, 0) << run.output;
+    const pid_t earlier = pid_written(pid_file);
+    ASSERT_GT(earlier, 0) << run.output;
+    EXPECT_FALSE(process_gone(earlier)) << "benchfp killed a child it had before the command:\n" << run.output;
+    kill(earlier, SIGKILL);
+}
+
 // Exited before the attach: said so, not as libdw's "No such process".
 TEST(CliAudit, ACommandThatExitsBeforeTheAttachIsSaidSo) {
     const CommandRun run = run_benchfp("audit --delay-ms=0 --duration-ms=100 -- /bin/sh -c 'exit 3'");

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -103,6 +104,48 @@ void read_code(pid_t pid, std::vector<JitRegion>& regions, const std::vector<per
     }
 }
 
+// What the command started that left its process group (setsid, a new group)
+// comes back to benchfp when its parent dies, as benchfp is the subreaper of
+// its descendants while an audited command runs (audit_started): these
+// orphans, benchfp's children but the command and those that were there before
+// it (a shell that exec'd benchfp keeps its own). Alive as alive() sees a child:
+// a process whose main thread exited reads 'Z' in /proc while others run.
+std::vector<pid_t> live_orphans(const StartedCommand& command) {
+    std::vector<pid_t> orphans;
+    for (const perf::ChildProcess& c : perf::children_of(getpid()))
+        if (c.pid != command.pid && !command.earlier_children.count(c.pid) && alive(c.pid, true))
+            orphans.push_back(c.pid);
+    return orphans;
+}
+
+// Reaps the orphans that have exited: a window may last an hour, and a program
+// that starts helpers would otherwise pile up zombies under benchfp.
+void reap_exited_orphans(const StartedCommand& command) {
+    for (const perf::ChildProcess& c : perf::children_of(getpid()))
+        if (c.pid != command.pid && !command.earlier_children.count(c.pid)) waitpid(c.pid, nullptr, WNOHANG);
+}
+
+// Whether anything of the command is alive: itself (it may have left its
+// group), its group, or an orphan of it.
+bool anything_left(const StartedCommand& command) {
+    return alive(command.pid, true) || perf::group_has_live_process(command.pid) || !live_orphans(command).empty();
+}
+
+// `signal` to the command, its group, and each orphan with the group it leads,
+// if any (a setsid'd child leads one). No id here can be another process's: the
+// command and the orphans are benchfp's unreaped children, and a group's id is
+// its leader's pid, never reused while the group has a member.
+void signal_all(const StartedCommand& command, int signal, std::set<pid_t>* signalled = nullptr) {
+    kill(-command.pid, signal);
+    kill(command.pid, signal);
+    for (const pid_t orphan : live_orphans(command)) {
+        if (signalled && !signalled->insert(orphan).second) continue;
+        kill(-orphan, signal);
+        kill(orphan, signal);
+    }
+}
+
+
 }  // namespace
 
 AuditReport audit_process(const AuditRequest& q) {
@@ -114,7 +157,7 @@ AuditReport audit_process(const AuditRequest& q) {
         symbols = std::make_unique<perf::Symbols>(q.pid);
     } catch (const perf::Error&) {
         // Said as what happened: libdw's "No such process" of a zombie says less.
-        if (!alive(q.pid, q.is_child))
+        if (!alive(q.pid, q.child != nullptr))
             throw std::runtime_error("process " + std::to_string(q.pid) + " exited before it could be audited");
         throw;
     }
@@ -123,8 +166,11 @@ AuditReport audit_process(const AuditRequest& q) {
     sampler.start();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(q.duration_ms);
     bool exited = false;
-    while (std::chrono::steady_clock::now() < deadline && !stop_requested() && !(exited = !alive(q.pid, q.is_child)))
+    while (std::chrono::steady_clock::now() < deadline && !stop_requested() &&
+           !(exited = !alive(q.pid, q.child != nullptr))) {
+        if (q.child) reap_exited_orphans(*q.child);
         std::this_thread::sleep_for(poll_interval);
+    }
     perf::ProcessRecording recording = sampler.stop();
     if (stop_requested()) return {};  // nothing more to read: the caller stops the command and ends
 
@@ -161,8 +207,10 @@ AuditReport audit_process(const AuditRequest& q) {
 // Returns once the child has exec'd the command (a close-on-exec pipe reads EOF
 // then), so its /proc files and modules are the command's, not a half-way fork's;
 // a failed exec is an error naming the command and why.
-pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+StartedCommand start_child(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
     if (argv.empty()) throw std::runtime_error("no command to start");
+    StartedCommand started;
+    for (const perf::ChildProcess& c : perf::children_of(getpid())) started.earlier_children.insert(c.pid);
     int exec_status[2];
     if (pipe2(exec_status, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
     std::vector<char*> args;
@@ -201,70 +249,45 @@ pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::s
         const bool directory = argv[0].find('/') != std::string::npos && std::filesystem::is_directory(argv[0], ec);
         throw std::runtime_error("cannot start '" + argv[0] + "': " + (directory ? "a directory" : std::strerror(error)));
     }
-    return pid;
+    started.pid = pid;
+    return started;
 }
 
-bool child_survives(pid_t pid, uint64_t ms) {
+
+bool child_survives(const StartedCommand& command, uint64_t ms) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
     while (std::chrono::steady_clock::now() < deadline && !stop_requested()) {
-        if (!alive(pid, true)) return false;
+        if (!alive(command.pid, true)) return false;
+        reap_exited_orphans(command);
         std::this_thread::sleep_for(poll_interval);
     }
-    return alive(pid, true);
+    return alive(command.pid, true);
 }
 
-namespace {
-
-// What the command started that left its process group (setsid, a new group)
-// comes back to benchfp when its parent dies, as benchfp is the children's
-// subreaper while an audited command runs (audit_started): these orphans.
-std::vector<pid_t> live_orphans(pid_t command) {
-    std::vector<pid_t> orphans;
-    for (const perf::ChildProcess& c : perf::children_of(getpid()))
-        if (c.pid != command && !c.zombie) orphans.push_back(c.pid);
-    return orphans;
-}
-
-// Whether anything of the command is alive: itself (it may have left its
-// group), its group, or an orphan of it.
-bool anything_left(pid_t command) {
-    return alive(command, true) || perf::group_has_live_process(command) || !live_orphans(command).empty();
-}
-
-// `signal` to the command, its group, and each orphan with the group it leads,
-// if any (a setsid'd child leads one; a group id is never another process's
-// while its leader lives, and none of these is reaped yet).
-void signal_all(pid_t command, int signal) {
-    kill(-command, signal);
-    kill(command, signal);
-    for (const pid_t orphan : live_orphans(command)) {
-        kill(-orphan, signal);
-        kill(orphan, signal);
-    }
-}
-
-}  // namespace
-
-void stop_child(pid_t pid) {
+void stop_child(const StartedCommand& command) {
     // The whole group: a shell's or a launcher's own children too, which a
     // signal to the command alone would leave running. The command is not
     // reaped before the end (see alive), so its group's id is still its own.
-    signal_all(pid, SIGTERM);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);
-    while (anything_left(pid) && std::chrono::steady_clock::now() < deadline) {
+    std::set<pid_t> terminated;  // each orphan gets one SIGTERM: a second one means "now" to many programs
+    signal_all(command, SIGTERM, &terminated);
+    const auto grace_end = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);
+    while (anything_left(command) && std::chrono::steady_clock::now() < grace_end) {
         std::this_thread::sleep_for(poll_interval);
-        for (const pid_t orphan : live_orphans(pid)) kill(orphan, SIGTERM);  // orphaned since the last look
+        signal_all(command, SIGTERM, &terminated);  // orphans since the last look (and the group: idempotent)
     }
     // What the grace period did not end; a killed process's children become
     // orphans of benchfp in turn, so again until nothing is left (bounded).
-    for (int round = 0; round < 50 && anything_left(pid); ++round) {
-        signal_all(pid, SIGKILL);
+    for (int round = 0; round < 50 && anything_left(command); ++round) {
+        signal_all(command, SIGKILL);
         std::this_thread::sleep_for(poll_interval);
     }
-    for (const perf::ChildProcess& c : perf::children_of(getpid()))
-        if (c.pid != pid) waitpid(c.pid, nullptr, WNOHANG);  // the orphans' zombies
-    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    reap_exited_orphans(command);
+    // The command last, polled: one that outlives SIGKILL (uninterruptible
+    // sleep on a dead NFS or FUSE mount) is left to init after 10 s, where a
+    // blocking wait would hang benchfp.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (waitpid(command.pid, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(poll_interval);
 }
 
 StoppedBySignal::StoppedBySignal(int signal)
@@ -273,15 +296,32 @@ StoppedBySignal::StoppedBySignal(int signal)
 
 namespace {
 
-// benchfp as the subreaper of its descendants while it lives (prctl): a process
-// the command started in a session or group of its own is orphaned to benchfp,
-// not to init, so that stop_child finds it.
+// While it lives, benchfp is the subreaper of its descendants (prctl): a
+// process the command started in a session or group of its own is orphaned to
+// benchfp, not to init, so that stop_child finds it. And SIGCHLD has its
+// default action: inherited as ignored (or SA_NOCLDWAIT), children would be
+// reaped at once, and the command's pid would no longer hold its group's id.
+// Both as they were after.
 class Subreaper {
 public:
-    Subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 1); }
-    ~Subreaper() { prctl(PR_SET_CHILD_SUBREAPER, 0); }
+    Subreaper() {
+        prctl(PR_GET_CHILD_SUBREAPER, &former_subreaper_);
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        struct sigaction keep = {};
+        keep.sa_handler = SIG_DFL;
+        sigemptyset(&keep.sa_mask);
+        sigaction(SIGCHLD, &keep, &former_sigchld_);
+    }
+    ~Subreaper() {
+        sigaction(SIGCHLD, &former_sigchld_, nullptr);
+        prctl(PR_SET_CHILD_SUBREAPER, former_subreaper_);
+    }
     Subreaper(const Subreaper&) = delete;
     Subreaper& operator=(const Subreaper&) = delete;
+
+private:
+    int former_subreaper_ = 0;
+    struct sigaction former_sigchld_ = {};
 };
 
 }  // namespace
@@ -289,12 +329,12 @@ public:
 AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_ms, AuditRequest request) {
     const StopSignals signals;
     const Subreaper subreaper;
-    const pid_t child = start_child(argv);
+    const StartedCommand child = start_child(argv);
     AuditReport report;
     try {
         if (child_survives(child, delay_ms)) {
-            request.pid = child;
-            request.is_child = true;
+            request.pid = child.pid;
+            request.child = &child;
             report = audit_process(request);
         } else if (!stop_requested()) {
             throw std::runtime_error("'" + argv[0] + "' exited within --delay-ms=" + std::to_string(delay_ms) +

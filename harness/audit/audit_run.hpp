@@ -7,15 +7,25 @@
 #include <sys/types.h>
 
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace benchfp::harness {
 
+// A command benchfp started: its pid (also its process group's id), and the
+// children benchfp had before it (a shell that exec'd benchfp keeps its own),
+// which are never signalled nor reaped as the command's. The command is never
+// reaped before stop_child: its pid keeps its group's id from being reused.
+struct StartedCommand {
+    pid_t pid = 0;
+    std::set<pid_t> earlier_children;
+};
+
 struct AuditRequest {
     pid_t pid = 0;
-    bool is_child = false;  // ours: reaped with waitpid when it exits
+    const StartedCommand* child = nullptr;  // set when the process is a command benchfp started
     uint64_t duration_ms = 1000;
     bool system_wide = false;
     std::vector<std::string> expect;
@@ -29,13 +39,13 @@ AuditReport audit_process(const AuditRequest& request);
 // Starts `argv` in a process group of its own, with its stdout sent to our
 // stderr (ours is the report) and its stdin from /dev/null; throws
 // std::runtime_error when it cannot.
-pid_t start_child(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
+StartedCommand start_child(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
 // Waits `ms` unless the child exits first; false when it did.
-bool child_survives(pid_t pid, uint64_t ms);
-// SIGTERM to it, its process group and what left the group (orphaned to
-// benchfp, the subreaper while audit_started runs), then SIGKILL to what is
-// left after a grace period of 2 s; reaps it, last.
-void stop_child(pid_t pid);
+bool child_survives(const StartedCommand& command, uint64_t ms);
+// SIGTERM to it, its process group and what left the group once orphaned to
+// benchfp (the subreaper of its descendants while audit_started runs), then
+// SIGKILL to what is left after a grace period of 2 s; reaps it, last.
+void stop_child(const StartedCommand& command);
 
 // Thrown by audit_started when SIGINT, SIGTERM or SIGHUP came while it ran,
 // once the command is stopped: the caller takes back what it made (files,

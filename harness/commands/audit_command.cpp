@@ -73,7 +73,7 @@ int run_audit_unsignalled(const AuditOptions& o) {
     // directories the check made are taken back when no report is written there.
     report::MadeDirectoriesGuard made;
     try {
-        const AuditRequest request{o.pid, false, o.duration_ms, o.system_wide, o.expect, o.event, o.frequency};
+        const AuditRequest request{o.pid, nullptr, o.duration_ms, o.system_wide, o.expect, o.event, o.frequency};
         if (!o.target.empty()) return run_onednn_comparison(request, o.delay_ms, o.report_dir);
         if (o.pid && !perf::process_exists(o.pid)) return report_error("no process with pid " + std::to_string(o.pid));
         if (o.pid)

@@ -45,11 +45,19 @@ std::optional<ProcessStat> read_stat(pid_t pid) {
     return out;
 }
 
+namespace {
+
+// /proc says 'Z' of a process whose main thread has exited while others still
+// run: a zombie is one with no thread left but that one.
+bool zombie(pid_t pid, const ProcessStat& stat) { return stat.state == 'Z' && thread_ids(pid).size() <= 1; }
+
+}  // namespace
+
 std::string unauditable_reason(pid_t pid) {
     const std::optional<ProcessStat> stat = read_stat(pid);
     if (!stat) return {};
     const std::string who = "process " + std::to_string(pid) + " (" + stat->comm + ")";
-    if (stat->state == 'Z') return who + " is a zombie: it has exited and waits for its parent to reap it";
+    if (zombie(pid, *stat)) return who + " is a zombie: it has exited and waits for its parent to reap it";
     constexpr unsigned long kernel_thread = 0x00200000;  // PF_KTHREAD
     if (stat->flags & kernel_thread) return who + " is a kernel thread: it has no user-space code to audit";
     return {};
@@ -60,9 +68,11 @@ namespace {
 // Every process of /proc with its stat fields, to `visit` (false from it: stop).
 template <typename Visit>
 void for_each_process(Visit visit) {
+    // Incremented with an error code: a range-for's increment throws, and a
+    // process that exits mid-scan is no error.
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-        const std::string name = entry.path().filename().string();
+    for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
         if (name.empty() || name.size() > 9 || name.find_first_not_of("0123456789") != std::string::npos) continue;
         const auto pid = static_cast<pid_t>(std::stol(name));
         if (const std::optional<ProcessStat> stat = read_stat(pid))
@@ -74,8 +84,8 @@ void for_each_process(Visit visit) {
 
 bool group_has_live_process(pid_t group) {
     bool found = false;
-    for_each_process([&](pid_t, const ProcessStat& stat) {
-        found = stat.process_group == group && stat.state != 'Z';
+    for_each_process([&](pid_t pid, const ProcessStat& stat) {
+        found = stat.process_group == group && !zombie(pid, stat);
         return !found;
     });
     return found;
@@ -84,7 +94,7 @@ bool group_has_live_process(pid_t group) {
 std::vector<ChildProcess> children_of(pid_t parent) {
     std::vector<ChildProcess> children;
     for_each_process([&](pid_t pid, const ProcessStat& stat) {
-        if (stat.parent == parent) children.push_back({pid, stat.state == 'Z'});
+        if (stat.parent == parent) children.push_back({pid, zombie(pid, stat)});
         return true;
     });
     return children;
