@@ -119,7 +119,10 @@ std::vector<pid_t> live_orphans(const StartedCommand& command) {
 }
 
 // Reaps the orphans that have exited: a window may last an hour, and a program
-// that starts helpers would otherwise pile up zombies under benchfp.
+// that starts helpers would otherwise pile up zombies under benchfp. A scan of
+// /proc costs a millisecond or two, beside the process being sampled: the
+// windows' polls call it once a second (reap_every).
+constexpr int reap_every = 50;  // polls of poll_interval
 void reap_exited_orphans(const StartedCommand& command) {
     for (const perf::ChildProcess& c : perf::children_of(getpid()))
         if (c.pid != command.pid && !command.earlier_children.count(c.pid)) waitpid(c.pid, nullptr, WNOHANG);
@@ -166,9 +169,10 @@ AuditReport audit_process(const AuditRequest& q) {
     sampler.start();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(q.duration_ms);
     bool exited = false;
-    while (std::chrono::steady_clock::now() < deadline && !stop_requested() &&
-           !(exited = !alive(q.pid, q.child != nullptr))) {
-        if (q.child) reap_exited_orphans(*q.child);
+    for (int poll = 1; std::chrono::steady_clock::now() < deadline && !stop_requested() &&
+                       !(exited = !alive(q.pid, q.child != nullptr));
+         ++poll) {
+        if (q.child && poll % reap_every == 0) reap_exited_orphans(*q.child);
         std::this_thread::sleep_for(poll_interval);
     }
     perf::ProcessRecording recording = sampler.stop();
@@ -256,9 +260,9 @@ StartedCommand start_child(const std::vector<std::string>& argv, const std::vect
 
 bool child_survives(const StartedCommand& command, uint64_t ms) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-    while (std::chrono::steady_clock::now() < deadline && !stop_requested()) {
+    for (int poll = 1; std::chrono::steady_clock::now() < deadline && !stop_requested(); ++poll) {
         if (!alive(command.pid, true)) return false;
-        reap_exited_orphans(command);
+        if (poll % reap_every == 0) reap_exited_orphans(command);
         std::this_thread::sleep_for(poll_interval);
     }
     return alive(command.pid, true);
