@@ -210,14 +210,19 @@ TEST(CliAudit, WhatTheCommandStartedStopsWithIt) {
 // signalled by its pid, where a signal to the group reached nobody and the
 // final wait for it hung, deaf to SIGTERM (timeout would end it with 124).
 TEST(CliAudit, ACommandThatLeavesItsGroupIsStoppedAllTheSame) {
+    const auto pid_file = std::filesystem::temp_directory_path() / ("benchfp_audit_left_" + std::to_string(getpid()));
     const CommandRun run = run_shell("timeout 20 " + std::string(BENCHFP_BIN) +
                                      " audit --duration-ms=200 --delay-ms=300 -- perl -e "
-                                     "'setpgrp(0, getpgrp(getppid())); open(STDOUT, \">/dev/null\"); "
+                                     "'open(my $f, \">" + pid_file.string() + "\"); print $f $$; close($f); "
+                                     "setpgrp(0, getpgrp(getppid())); open(STDOUT, \">/dev/null\"); "
                                      "open(STDERR, \">/dev/null\"); 1 while 1'");
+    const pid_t command = pid_written(pid_file);
+    const bool gone = command > 0 && process_gone(command);
+    if (command > 0 && !gone) kill(command, SIGKILL);
     SKIP_OR_FAIL_WITHOUT_PERF(run);
     EXPECT_EQ(run.status, 0) << run.output;
-    EXPECT_EQ(run_shell("pgrep -f 'setpgrp\\(0, getpgrp'").output, "") << "the command survived";
-    run_shell("pkill -f 'setpgrp\\(0, getpgrp'");
+    ASSERT_GT(command, 0) << run.output;
+    EXPECT_TRUE(gone) << "the command " << command << " survived the audit";
 }
 
 // A shell that exec's benchfp keeps its children, which become benchfp's: they
