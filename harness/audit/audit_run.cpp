@@ -112,9 +112,9 @@ void read_code(pid_t pid, std::vector<JitRegion>& regions, const std::vector<per
 // a process whose main thread exited reads 'Z' in /proc while others run.
 std::vector<pid_t> live_orphans(const StartedCommand& command) {
     std::vector<pid_t> orphans;
-    for (const perf::ChildProcess& c : perf::children_of(getpid()))
-        if (c.pid != command.pid && !command.earlier_children.count(c.pid) && alive(c.pid, true))
-            orphans.push_back(c.pid);
+    for (const pid_t child : perf::children_of(getpid()))
+        if (child != command.pid && !command.earlier_children.count(child) && alive(child, true))
+            orphans.push_back(child);
     return orphans;
 }
 
@@ -124,8 +124,8 @@ std::vector<pid_t> live_orphans(const StartedCommand& command) {
 // windows' polls call it once a second (reap_every).
 constexpr int reap_every = 50;  // polls of poll_interval
 void reap_exited_orphans(const StartedCommand& command) {
-    for (const perf::ChildProcess& c : perf::children_of(getpid()))
-        if (c.pid != command.pid && !command.earlier_children.count(c.pid)) waitpid(c.pid, nullptr, WNOHANG);
+    for (const pid_t child : perf::children_of(getpid()))
+        if (child != command.pid && !command.earlier_children.count(child)) waitpid(child, nullptr, WNOHANG);
 }
 
 // Whether anything of the command is alive: itself (it may have left its
@@ -138,14 +138,18 @@ bool anything_left(const StartedCommand& command) {
 // if any (a setsid'd child leads one). No id here can be another process's: the
 // command and the orphans are benchfp's unreaped children, and a group's id is
 // its leader's pid, never reused while the group has a member.
-void signal_all(const StartedCommand& command, int signal, std::set<pid_t>* signalled = nullptr) {
-    kill(-command.pid, signal);
-    kill(command.pid, signal);
+// signal_orphans: the orphans alone, each once when `signalled` keeps count.
+void signal_orphans(const StartedCommand& command, int signal, std::set<pid_t>* signalled = nullptr) {
     for (const pid_t orphan : live_orphans(command)) {
         if (signalled && !signalled->insert(orphan).second) continue;
         kill(-orphan, signal);
         kill(orphan, signal);
     }
+}
+void signal_all(const StartedCommand& command, int signal, std::set<pid_t>* signalled = nullptr) {
+    kill(-command.pid, signal);
+    kill(command.pid, signal);
+    signal_orphans(command, signal, signalled);
 }
 
 
@@ -214,7 +218,7 @@ AuditReport audit_process(const AuditRequest& q) {
 StartedCommand start_child(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
     if (argv.empty()) throw std::runtime_error("no command to start");
     StartedCommand started;
-    for (const perf::ChildProcess& c : perf::children_of(getpid())) started.earlier_children.insert(c.pid);
+    for (const pid_t earlier : perf::children_of(getpid())) started.earlier_children.insert(earlier);
     int exec_status[2];
     if (pipe2(exec_status, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
     std::vector<char*> args;
@@ -277,7 +281,7 @@ void stop_child(const StartedCommand& command) {
     const auto grace_end = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);
     while (anything_left(command) && std::chrono::steady_clock::now() < grace_end) {
         std::this_thread::sleep_for(poll_interval);
-        signal_all(command, SIGTERM, &terminated);  // orphans since the last look (and the group: idempotent)
+        signal_orphans(command, SIGTERM, &terminated);  // orphaned since the last look: their one SIGTERM
     }
     // What the grace period did not end; a killed process's children become
     // orphans of benchfp in turn, so again until nothing is left (bounded).

@@ -91,10 +91,10 @@ bool group_has_live_process(pid_t group) {
     return found;
 }
 
-std::vector<ChildProcess> children_of(pid_t parent) {
-    std::vector<ChildProcess> children;
+std::vector<pid_t> children_of(pid_t parent) {
+    std::vector<pid_t> children;
     for_each_process([&](pid_t pid, const ProcessStat& stat) {
-        if (stat.parent == parent) children.push_back({pid, zombie(pid, stat)});
+        if (stat.parent == parent) children.push_back(pid);
         return true;
     });
     return children;

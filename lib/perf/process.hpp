@@ -45,12 +45,9 @@ std::string unauditable_reason(pid_t pid);
 
 // Whether a process of group `group` is alive (not a zombie), from /proc.
 bool group_has_live_process(pid_t group);
-// The processes whose parent is `parent`, zombies included, from /proc.
-struct ChildProcess {
-    pid_t pid = 0;
-    bool zombie = false;
-};
-std::vector<ChildProcess> children_of(pid_t parent);
+// The processes whose parent is `parent`, zombies included, from /proc (the
+// parent tells them apart with waitid, as only it can without a race).
+std::vector<pid_t> children_of(pid_t parent);
 
 // The thread ids in /proc/PID/task; empty when the process is gone.
 std::vector<pid_t> thread_ids(pid_t pid);
