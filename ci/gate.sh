@@ -104,8 +104,9 @@ mkdir -p "$work" || exit 2
 # perf_ms: a problem's budget of paired chunks; the frame cost's interval narrows
 # until 0.2% or the budget, over at least 8 pairs (quick: about 8, whose interval
 # is their range: a row fails only when all 8 pairs are over the limit and beyond
-# a resolved A/A control, and is unresolved, reported not failed, when the range
-# straddles it; the full gate gives each problem 2 s).
+# the A/A control's reach from 1, and is unresolved, reported not failed, when the
+# range straddles it or placement alone moves the kernel as far; the full gate
+# gives each problem 2 s).
 if ((quick)); then duration=300 perf_ms=60 reps=3 min_time=0.05; else duration=400 perf_ms=2000 reps=5 min_time=0.1; fi
 
 cases=()     # benchfp kernel records (corr and unwind) for the report

@@ -27,8 +27,10 @@ namespace benchfp::report {
 // baseline says (a row both over its limit and worse than its baseline beyond
 // tolerance is a regression with Row::over_limit set); for a value with a 95%
 // interval, the whole interval is over it.
-// unresolved: a ratio whose 95% interval straddles its absolute limit: the run
-// shows neither that it is within nor that it is over (reported, not failed).
+// unresolved: a ratio whose 95% interval straddles its absolute limit, or is
+// over it by no more than its group's A/A control moves from 1: the run shows
+// neither that it is within nor that it is over (reported and counted, not
+// failed).
 // unconfirmed: a measured value that failed (regression or over its limit) in
 // the run and passed in a re-run of its benchmark (confirm()): reported, not
 // failed, since one slow process on a shared machine is not a slower build.
@@ -59,6 +61,7 @@ struct Judgement {
     int regressions = 0, improvements = 0;
     int over_limit = 0, missing = 0, invalid = 0;  // rows over their absolute limit (regressions too), missing, invalid
     int unconfirmed = 0;  // failures a re-run did not reproduce (confirm())
+    int unresolved = 0;   // values the run could not judge against their limit: said, not failed
     bool failed() const;  // any regression, over_limit, missing or invalid row
 };
 
@@ -70,7 +73,7 @@ Judgement judge_limits_only(const RunResults& current, const Tolerances& toleran
 // (regression or over its limit) is looked up in `rerun`, the judgement of a
 // re-run of the failed benchmarks in a new process against the same baseline.
 // Failing there too, it stays failed ("confirmed by a re-run"); within tolerance
-// there, or its interval straddling the limit (unresolved), it becomes
+// there, or unresolved there, it becomes
 // unconfirmed: a failure must show twice; absent there, it stays failed. Rows the run passed are
 // not re-judged (a re-run is a second chance for a failure, never for a pass),
 // and deterministic rows (memory, instruction counts) need no second run.

@@ -68,6 +68,9 @@ std::string verdict_text(const Report& report) {
     if (const int n = sum(report, &Judgement::unconfirmed))
         text += ", " + std::to_string(n) + " not confirmed by a re-run" +
                 ids_of(report, [](const Row& r) { return r.verdict == RowVerdict::unconfirmed; });
+    if (const int n = sum(report, &Judgement::unresolved))
+        text += ", " + std::to_string(n) + " unresolved against a limit" +
+                ids_of(report, [](const Row& r) { return r.verdict == RowVerdict::unresolved; });
     if (!report.cases.sources.empty())
         text += ", " + std::to_string(report.cases.ran()) + " kernel cases ran";
     return text;
