@@ -36,7 +36,7 @@ inline void require_decimal_whole_numbers(CLI::App& app) {
                 if (errno == ERANGE) return "'" + text + (negative ? "' is too small" : "' is too large");
                 return "";
             },
-            "DECIMAL"));
+            "", "DECIMAL"));  // no description: the help reads "INT", not "INT:DECIMAL"
     }
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) require_decimal_whole_numbers(*sub);
 }

@@ -290,6 +290,10 @@ TEST(CliBadInput, WholeNumbersAreDecimalAndFitTheirType) {
     const std::string batch = write_temp("octal.batch", run.substr(7) + "--threads=010 64\n");
     expect_usage_error("kernel --batch=" + batch, "--threads: '010': a leading 0");
     EXPECT_EQ(run_benchfp(run + "--seed=10 --period=9223372036854775807 64").status, 0);
+    // The check is silent in the help: "--threads INT", not "INT:DECIMAL".
+    const CommandRun help = run_benchfp("kernel --help");
+    EXPECT_NE(help.output.find("--threads"), std::string::npos) << help.output;
+    EXPECT_EQ(help.output.find("DECIMAL"), std::string::npos) << help.output;
 }
 
 TEST(CliBadInput, AnOutputMayNotReplaceAnInput) {
@@ -310,7 +314,7 @@ TEST(CliBadInput, AnOutputMayNotReplaceAnInput) {
 }
 
 TEST(CliBadInput, ABadPoolReleaseThresholdIsBadInputNotAnAbort) {
-    for (const char* value : {"garbage", "-1", "99999999999999999999", "+5", "0x10"}) {
+    for (const char* value : {"garbage", "-1", "99999999999999999999", "+5", "0x10", "010"}) {
         const CommandRun run = run_shell(std::string("BENCHFP_POOL_RELEASE_BYTES='") + value + "' " + BENCHFP_BIN +
                                          " alloc profile --workload=structs --out=/dev/null");
         expect_run(run, 2, {"BENCHFP_POOL_RELEASE_BYTES", "is not a byte count"});

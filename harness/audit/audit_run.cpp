@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -82,6 +83,22 @@ bool alive(pid_t pid, bool is_child) {
         return waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
     }
     return perf::process_exists(pid);
+}
+
+// Whether the process went away while it was being attached to. An attach
+// step fails ("No such process" from libdw, no thread left to sample) while
+// the process exits, before it is a zombie its parent can wait for: under load
+// a command exiting at once failed that way in 11 of 60 tries here. So the
+// process is given up to exit_settle to finish exiting; one that is still
+// there then failed for another reason.
+constexpr auto exit_settle = std::chrono::seconds(1);
+bool exited_meanwhile(pid_t pid, bool is_child) {
+    const auto until = std::chrono::steady_clock::now() + exit_settle;
+    while (alive(pid, is_child)) {
+        if (std::chrono::steady_clock::now() >= until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
 }
 
 bool sampled(const JitRegion& r, const std::vector<perf::Sample>& samples) {
@@ -159,18 +176,19 @@ AuditReport audit_process(const AuditRequest& q) {
     const perf::EventChoice event = perf::choose_event(q.event, perf::probe_open);
     std::vector<perf::Mapping> maps;
     std::unique_ptr<perf::Symbols> symbols;
+    std::optional<perf::ProcessSampler> started;
     try {
         maps = perf::read_maps(q.pid);  // throws when the process is gone
         symbols = std::make_unique<perf::Symbols>(q.pid);
+        started.emplace(perf::AttachOptions{q.pid, q.system_wide, event.event, q.frequency, 0});
+        started->start();
     } catch (const perf::Error&) {
         // Said as what happened: libdw's "No such process" of a zombie says less.
-        if (!alive(q.pid, q.child != nullptr))
+        if (exited_meanwhile(q.pid, q.child != nullptr))
             throw std::runtime_error("process " + std::to_string(q.pid) + " exited before it could be audited");
         throw;
     }
-    perf::ProcessSampler sampler({q.pid, q.system_wide, event.event, q.frequency, 0});
-
-    sampler.start();
+    perf::ProcessSampler& sampler = *started;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(q.duration_ms);
     bool exited = false;
     for (int poll = 1; std::chrono::steady_clock::now() < deadline && !stop_requested() &&

@@ -721,14 +721,16 @@ ReleaseBytesSetting release_bytes_from_environment() {
     const char* text = std::getenv("BENCHFP_POOL_RELEASE_BYTES");
     if (!text) return {};
     // Decimal digits only: strtoull alone takes a sign (-1 wraps to 2^64 - 1),
-    // leading blanks, and caps an overflow at its maximum.
+    // leading blanks, and caps an overflow at its maximum. No leading 0, as
+    // benchfp's whole-number options: 010 is not read as 10 where a reader
+    // could take it for octal.
     const std::string_view digits(text);
     errno = 0;
     const unsigned long long bytes = std::strtoull(text, nullptr, 10);
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos || errno == ERANGE ||
-        bytes > std::numeric_limits<size_t>::max())
+        (digits.size() > 1 && digits[0] == '0') || bytes > std::numeric_limits<size_t>::max())
         return {std::nullopt, "BENCHFP_POOL_RELEASE_BYTES='" + std::string(digits) +
-                                  "' is not a byte count (decimal digits, at most 2^64 - 1)"};
+                                  "' is not a byte count (decimal digits, no leading 0, at most 2^64 - 1)"};
     return {static_cast<size_t>(bytes), ""};
 }
 
