@@ -139,12 +139,14 @@ report::RunResults with_frame_ratio(double ratio, std::optional<report::Interval
     return r;
 }
 
+// The A/A's ratio is its interval's midpoint unless given.
 report::RowVerdict frame_verdict(double ratio, std::optional<report::Interval> interval, bool needs_interval = false,
-                                 std::optional<report::Interval> aa = std::nullopt) {
+                                 std::optional<report::Interval> aa = std::nullopt,
+                                 std::optional<double> aa_ratio = std::nullopt) {
     report::Tolerances t;
     t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}, 0, needs_interval}};
     report::RunResults r = with_frame_ratio(ratio, interval);
-    if (aa) r.controls["kernel/k/a/avx2/64"] = {(aa->lo + aa->hi) / 2, aa};
+    if (aa) r.controls["kernel/k/a/avx2/64"] = {aa_ratio.value_or((aa->lo + aa->hi) / 2), aa};
     report::compute_ratios(r, t);
     const report::Judgement j = report::judge_limits_only(r, t);
     for (const report::Row& row : j.rows)
@@ -173,14 +175,20 @@ TEST(JudgeFrameCost, IntervalAgainstTheLimit) {
     // reduce sum avx2 256x256, when only the A/A's upper end counted, and only an A/A within +-2%.
     EXPECT_EQ(frame_verdict(1.024, {{1.0078, 1.0422}}, true, report::Interval{0.905, 0.959}), RowVerdict::unresolved);
     EXPECT_EQ(frame_verdict(1.12, {{1.10, 1.14}}, true, report::Interval{0.905, 0.959}), RowVerdict::over_limit);
-    // An A/A whose interval holds 1 is noise, not a move: however wide, it excuses nothing.
+    // An A/A whose interval holds 1 is noise, not a move: however wide, and however far its median
+    // (0.955 here) is from 1, it excuses nothing; nor does an interval that ends at 1.
+    EXPECT_EQ(frame_verdict(1.03, {{1.02, 1.04}}, true, report::Interval{0.90, 1.01}), RowVerdict::over_limit);
+    EXPECT_EQ(frame_verdict(1.03, {{1.02, 1.04}}, true, report::Interval{1.0, 1.06}), RowVerdict::over_limit);
     EXPECT_EQ(frame_verdict(1.08, {{1.07, 1.09}}, true, report::Interval{0.8385, 1.0864}), RowVerdict::over_limit);
     EXPECT_EQ(frame_verdict(1.006, {{1.0055, 1.0065}}, true, report::Interval{1.0, 1.0}), RowVerdict::over_limit);
+    // The move is the median's distance from 1, not the interval's far end (0.06 here).
+    EXPECT_EQ(frame_verdict(1.05, {{1.04, 1.06}}, true, report::Interval{1.01, 1.06}, 1.02), RowVerdict::over_limit);
     // No move excuses more than 10%: a cost beyond it is the policy's, whatever the A/A says.
     EXPECT_EQ(frame_verdict(1.14, {{1.11, 1.16}}, true, report::Interval{1.30, 1.50}), RowVerdict::over_limit);
     EXPECT_EQ(frame_verdict(1.12, {{1.09, 1.16}}, true, report::Interval{1.30, 1.50}), RowVerdict::unresolved);
-    // An A/A with an end that is no number shows nothing.
-    EXPECT_EQ(frame_verdict(1.024, {{1.0078, 1.0422}}, true, report::Interval{NAN, 0.959}), RowVerdict::over_limit);
+    // An A/A with an end or a median that is no finite number shows nothing.
+    EXPECT_EQ(frame_verdict(1.024, {{1.0078, 1.0422}}, true, report::Interval{NAN, 0.959}, 0.935), RowVerdict::over_limit);
+    EXPECT_EQ(frame_verdict(1.09, {{1.06, 1.12}}, true, report::Interval{1.30, 1.50}, INFINITY), RowVerdict::over_limit);
     report::Judgement j;
     j.rows.push_back({"x", "ratio", 1.004, NAN, NAN, 0.3, 1.005, RowVerdict::unresolved, false, "", 1.002, 1.007});
     EXPECT_FALSE(j.failed());  // unresolved is said, not failed
@@ -204,23 +212,49 @@ TEST(JudgeFrameCost, TheVerdictLineCountsUnresolvedRows) {
     t.reported_only = {"kernel/k/"};
     const report::Judgement reported = report::judge_limits_only(r, t);
     EXPECT_EQ(reported.unresolved, 0);
+    for (const report::Row& x : reported.rows)
+        if (x.kind == "ratio") EXPECT_EQ(x.verdict, report::RowVerdict::not_judged) << x.id;
     const auto& rows = report.machines[0].judgement.rows;
     const auto row = std::find_if(rows.begin(), rows.end(), [](const report::Row& x) { return x.kind == "ratio"; });
     ASSERT_NE(row, rows.end());
     EXPECT_NE(row->note.find("its A/A control reads 0.9350 [0.9050, 0.9590], 6.5% from 1"), std::string::npos) << row->note;
 }
 
-TEST(JudgeFrameCost, ReadsIntervalsAndTheAAControlAndShowsThem) {
-    const auto kase = [](const std::string& frame, const std::string& paired) {
+namespace {
+
+// A kernel perf result file of a clobber case and a frame case paired with it,
+// both with the A/A control `aa` (its JSON object).
+std::filesystem::path write_paired_run(const std::string& aa) {
+    const auto kase = [&](const std::string& frame, const std::string& paired) {
         return "{\"state\": \"PASSED\", \"spec\": {\"kernel\": \"eltwise\", \"alg\": \"relu\", \"isa\": \"avx2\", "
                "\"frame\": \"" + frame + "\", \"mode\": \"perf\", \"problem\": \"1048576\"}, \"perf\": {\"min_ms\": 2" +
-               paired + ", \"aa\": {\"ratio\": 0.9995, \"lo\": 0.998, \"hi\": 1.001, \"pairs\": 40}}}";
+               paired + ", \"aa\": " + aa + "}}";
     };
     const auto path = std::filesystem::temp_directory_path() / ("benchfp_pairing_" + std::to_string(getpid()) + ".json");
     std::ofstream(path) << "{\"benchfp\": {\"schema\": \"benchfp.results/1\"}, \"host\": {\"cpu\": \"cpu\", \"isa\": "
                            "\"avx512\", \"cores\": 2}, \"cases\": [" + kase("clobber", "") + ", " +
                                kase("frame", ", \"paired\": {\"reference\": \"clobber\", \"ratio\": 1.0021, \"lo\": "
                                              "1.0008, \"hi\": 1.0035, \"pairs\": 40}") + "]}";
+    return path;
+}
+
+}  // namespace
+
+// A median outside its own interval is refused: the A/A's excuse would read it
+// on the wrong side of 1.
+TEST(JudgeFrameCost, AMedianOutsideItsIntervalIsBadInput) {
+    const auto path = write_paired_run("{\"ratio\": 0.95, \"lo\": 1.01, \"hi\": 1.03, \"pairs\": 40}");
+    try {
+        report::read_run(path.string());
+        ADD_FAILURE() << "read";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("outside its interval [1.0100, 1.0300]"), std::string::npos) << e.what();
+    }
+    std::filesystem::remove(path);
+}
+
+TEST(JudgeFrameCost, ReadsIntervalsAndTheAAControlAndShowsThem) {
+    const auto path = write_paired_run("{\"ratio\": 0.9995, \"lo\": 0.998, \"hi\": 1.001, \"pairs\": 40}");
     report::RunResults r = report::read_run(path.string());
     std::filesystem::remove(path);
     report::Tolerances t;

@@ -82,7 +82,7 @@ bool alive(pid_t pid, bool is_child) {
         siginfo_t info = {};
         return waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
     }
-    return perf::process_exists(pid);
+    return perf::process_alive(pid);  // not its parent: a zombie has exited all the same
 }
 
 // Whether the process went away while it was being attached to. An attach
@@ -182,10 +182,13 @@ AuditReport audit_process(const AuditRequest& q) {
         symbols = std::make_unique<perf::Symbols>(q.pid);
         started.emplace(perf::AttachOptions{q.pid, q.system_wide, event.event, q.frequency, 0});
         started->start();
-    } catch (const perf::Error&) {
+    } catch (const perf::Error& e) {
         // Said as what happened: libdw's "No such process" of a zombie says less.
+        // A refused or unknown event is the host's answer, whatever the process does.
+        if (e.kind() != perf::ErrorKind::system) throw;
         if (exited_meanwhile(q.pid, q.child != nullptr))
-            throw std::runtime_error("process " + std::to_string(q.pid) + " exited before it could be audited");
+            throw std::runtime_error("process " + std::to_string(q.pid) + " exited before it could be audited (" +
+                                     e.what() + ")");
         throw;
     }
     perf::ProcessSampler& sampler = *started;

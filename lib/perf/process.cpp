@@ -53,6 +53,12 @@ bool zombie(pid_t pid, const ProcessStat& stat) { return stat.state == 'Z' && th
 
 }  // namespace
 
+bool process_alive(pid_t pid) {
+    if (!process_exists(pid)) return false;
+    const std::optional<ProcessStat> stat = read_stat(pid);
+    return stat && !zombie(pid, *stat);
+}
+
 std::string unauditable_reason(pid_t pid) {
     const std::optional<ProcessStat> stat = read_stat(pid);
     if (!stat) return {};
@@ -102,9 +108,12 @@ std::vector<pid_t> children_of(pid_t parent) {
 
 std::vector<pid_t> thread_ids(pid_t pid) {
     std::vector<pid_t> tids;
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(proc_path(pid, "task"), ec))
-        tids.push_back(static_cast<pid_t>(std::stol(entry.path().filename().string())));
+    std::error_code ec;  // incremented with it too: a range-for's increment throws
+    for (std::filesystem::directory_iterator it(proc_path(pid, "task"), ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        tids.push_back(static_cast<pid_t>(std::stol(name)));
+    }
     return tids;
 }
 

@@ -27,6 +27,9 @@ struct Mapping {
 };
 
 bool process_exists(pid_t pid);
+// Whether it exists and is no zombie (an exited process its parent has not
+// reaped yet still exists); false when it is gone.
+bool process_alive(pid_t pid);
 
 // The fields of /proc/PID/stat the harness reads; nothing when the process is gone.
 struct ProcessStat {

@@ -175,7 +175,7 @@ void judge_benchmarks(Judgement& j, const RunResults& current, const RunResults&
     }
 }
 
-// A cost shown over the limit, but by no more than the group's A/A control
+// A cost shown over the limit, but no farther above 1 than the group's A/A control
 // (the same kernel at another code address, paired the same way) shows code
 // placement alone moving this kernel in this run, is not shown to be the
 // policy's: unresolved rather than failed. Only a resolved A/A shows a move:
@@ -205,9 +205,9 @@ void within_placement_noise(Row& row, const Interval& interval, const Control* a
     if (!(move > 0 && interval.lo - 1 <= move)) return;
     row.over_limit = false;
     row.verdict = RowVerdict::unresolved;
-    row.note = "95% interval " + bracketed(interval) + " over the limit by no more than placement alone moves this "
-               "kernel: its A/A control reads " + fixed(aa->ratio, 4) + " " + bracketed(*aa->interval) + ", " +
-               fixed(100 * move, 1) + "% from 1";
+    row.note = "95% interval " + bracketed(interval) + " over the limit, but no farther above 1 than placement "
+               "alone moves this kernel: its A/A control reads " + fixed(aa->ratio, 4) + " " + bracketed(*aa->interval) +
+               ", " + fixed(100 * move, 1) + "% from 1";
 }
 
 // A ratio row's unit where it is not its kind's: a footprint rule's.

@@ -122,11 +122,15 @@ RunResults google_benchmark_results(const In& doc) {
     return r;
 }
 
-// A paired ratio's interval: "lo" and "hi" (absent when the pairs were too few).
-std::optional<Interval> interval_of(const In& paired) {
+// A paired ratio's interval: "lo" and "hi" (absent when the pairs were too few),
+// holding the ratio, their median (a median outside its interval would be
+// judged on the wrong side of 1 by the A/A's excuse).
+std::optional<Interval> interval_of(const In& paired, double ratio) {
     if (!paired.has("lo") && !paired.has("hi")) return std::nullopt;
     Interval i{paired.number("lo", ranges::ratio), paired.number("hi", ranges::ratio)};
     if (!(i.lo <= i.hi)) paired.at("lo").fail("above hi (" + fixed(i.hi) + ")");
+    if (!(i.lo <= ratio && ratio <= i.hi))
+        paired.at("ratio").fail("outside its interval " + bracketed(i));
     return i;
 }
 
@@ -192,11 +196,14 @@ RunResults benchfp_results(const In& doc) {
         add_time(m, ms * 1e6, 1);
         if (const auto paired = perf.find("paired")) {
             const std::string reference = one_of(*paired, "reference", frame_policies);
-            m.paired_ratios[reference].push_back(paired->number("ratio", ranges::ratio));
-            if (const auto interval = interval_of(*paired)) m.paired_intervals[reference].push_back(*interval);
+            const double ratio = paired->number("ratio", ranges::ratio);
+            m.paired_ratios[reference].push_back(ratio);
+            if (const auto interval = interval_of(*paired, ratio)) m.paired_intervals[reference].push_back(*interval);
         }
-        if (const auto aa = perf.find("aa"))
-            r.controls[split_benchmark_name(name).first] = {aa->number("ratio", ranges::ratio), interval_of(*aa)};
+        if (const auto aa = perf.find("aa")) {
+            const double ratio = aa->number("ratio", ranges::ratio);
+            r.controls[split_benchmark_name(name).first] = {ratio, interval_of(*aa, ratio)};
+        }
     }
     if (r.benchmarks.empty())
         doc.fail("no passed perf case in the file (benchfp kernel --mode=perf --json=FILE writes them)");
