@@ -125,13 +125,17 @@ void read_code(pid_t pid, std::vector<JitRegion>& regions, const std::vector<per
 // comes back to benchfp when its parent dies, as benchfp is the subreaper of
 // its descendants while an audited command runs (audit_started): these
 // orphans, benchfp's children but the command and those that were there before
-// it (a shell that exec'd benchfp keeps its own). Alive as alive() sees a child:
-// a process whose main thread exited reads 'Z' in /proc while others run.
+// it (a shell that exec'd benchfp keeps its own).
+bool orphan_of(const StartedCommand& command, pid_t child) {
+    return child != command.pid && !command.earlier_children.count(child);
+}
+
+// The orphans alive, as alive() sees a child: a process whose main thread
+// exited reads 'Z' in /proc while others run.
 std::vector<pid_t> live_orphans(const StartedCommand& command) {
     std::vector<pid_t> orphans;
     for (const pid_t child : perf::children_of(getpid()))
-        if (child != command.pid && !command.earlier_children.count(child) && alive(child, true))
-            orphans.push_back(child);
+        if (orphan_of(command, child) && alive(child, true)) orphans.push_back(child);
     return orphans;
 }
 
@@ -142,7 +146,7 @@ std::vector<pid_t> live_orphans(const StartedCommand& command) {
 constexpr int reap_every = 50;  // polls of poll_interval
 void reap_exited_orphans(const StartedCommand& command) {
     for (const pid_t child : perf::children_of(getpid()))
-        if (child != command.pid && !command.earlier_children.count(child)) waitpid(child, nullptr, WNOHANG);
+        if (orphan_of(command, child)) waitpid(child, nullptr, WNOHANG);
 }
 
 // Whether anything of the command is alive: itself (it may have left its

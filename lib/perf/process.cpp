@@ -26,6 +26,19 @@ std::optional<std::string> slurp(const std::string& path) {
     return text.str();
 }
 
+// Every entry of a /proc directory named by a process or thread id, to
+// `visit` (false from it: stop). Incremented with an error code: a range-for's
+// increment throws, and a process or thread that exits mid-scan is no error.
+template <typename Visit>
+void for_each_id(const std::string& directory, Visit visit) {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.empty() || name.size() > 9 || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        if (!visit(static_cast<pid_t>(std::stol(name)))) return;
+    }
+}
+
 }  // namespace
 
 bool process_exists(pid_t pid) { return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM); }
@@ -74,16 +87,10 @@ namespace {
 // Every process of /proc with its stat fields, to `visit` (false from it: stop).
 template <typename Visit>
 void for_each_process(Visit visit) {
-    // Incremented with an error code: a range-for's increment throws, and a
-    // process that exits mid-scan is no error.
-    std::error_code ec;
-    for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.empty() || name.size() > 9 || name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const auto pid = static_cast<pid_t>(std::stol(name));
-        if (const std::optional<ProcessStat> stat = read_stat(pid))
-            if (!visit(pid, *stat)) return;
-    }
+    for_each_id("/proc", [&](pid_t pid) {
+        const std::optional<ProcessStat> stat = read_stat(pid);
+        return !stat || visit(pid, *stat);
+    });
 }
 
 }  // namespace
@@ -108,12 +115,10 @@ std::vector<pid_t> children_of(pid_t parent) {
 
 std::vector<pid_t> thread_ids(pid_t pid) {
     std::vector<pid_t> tids;
-    std::error_code ec;  // incremented with it too: a range-for's increment throws
-    for (std::filesystem::directory_iterator it(proc_path(pid, "task"), ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-        tids.push_back(static_cast<pid_t>(std::stol(name)));
-    }
+    for_each_id(proc_path(pid, "task"), [&](pid_t tid) {
+        tids.push_back(tid);
+        return true;
+    });
     return tids;
 }
 

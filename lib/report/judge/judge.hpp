@@ -28,9 +28,9 @@ namespace benchfp::report {
 // tolerance is a regression with Row::over_limit set); for a value with a 95%
 // interval, the whole interval is over it.
 // unresolved: a ratio whose 95% interval straddles its absolute limit, or is
-// over it by no more than its group's A/A control moves from 1: the run shows
-// neither that it is within nor that it is over (reported and counted, not
-// failed).
+// over it but starts no farther above 1 than its group's A/A control shows
+// code placement moving the kernel (judge.cpp): the run shows neither that it
+// is within nor that it is over (reported and counted, not failed).
 // unconfirmed: a measured value that failed (regression or over its limit) in
 // the run and passed in a re-run of its benchmark (confirm()): reported, not
 // failed, since one slow process on a shared machine is not a slower build.

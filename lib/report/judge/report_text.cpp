@@ -65,12 +65,14 @@ std::string verdict_text(const Report& report) {
     for (const std::string& f : failures) text += f + "; ";
     text += plural(report.regressions(), "regression", "regressions") + ", " +
             plural(report.improvements(), "improvement", "improvements");
-    if (const int n = sum(report, &Judgement::unconfirmed))
-        text += ", " + std::to_string(n) + " not confirmed by a re-run" +
-                ids_of(report, [](const Row& r) { return r.verdict == RowVerdict::unconfirmed; });
-    if (const int n = sum(report, &Judgement::unresolved))
-        text += ", " + std::to_string(n) + " unresolved against a limit" +
-                ids_of(report, [](const Row& r) { return r.verdict == RowVerdict::unresolved; });
+    // Rows neither passed nor failed: counted, the first few named.
+    const auto said = [&](int Judgement::*count, RowVerdict verdict, const std::string& what) {
+        if (const int n = sum(report, count))
+            text += ", " + std::to_string(n) + " " + what +
+                    ids_of(report, [verdict](const Row& r) { return r.verdict == verdict; });
+    };
+    said(&Judgement::unconfirmed, RowVerdict::unconfirmed, "not confirmed by a re-run");
+    said(&Judgement::unresolved, RowVerdict::unresolved, "unresolved against a limit");
     if (!report.cases.sources.empty())
         text += ", " + std::to_string(report.cases.ran()) + " kernel cases ran";
     return text;
