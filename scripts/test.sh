@@ -3,8 +3,8 @@
 # allocator's tests again under AddressSanitizer and ThreadSanitizer, built with
 # the checked pool (-DBENCHFP_POOL_CHECKED=ON), where every misuse death test runs.
 # BENCHFP_REQUIRE_PERF=1 turns "perf_event_open refused" skips into failures (CI sets it).
-# BENCHFP_SANITIZERS=0 skips the sanitizer builds, BENCHFP_GATE_E2E=0 the check
-# that the regression gate catches an injected slowdown (quicker local runs),
+# BENCHFP_SANITIZERS=0 skips the sanitizer builds, BENCHFP_GATE_E2E=0 the checks
+# that the regression gate catches injected slowdowns and frame costs (quicker local runs),
 # BENCHFP_PERF_CROSSCHECK=0 the comparison with the real perf (scripts/perf_crosscheck.sh).
 # Then every libFuzzer target of tests/fuzz (clang, build-fuzz/) runs for
 # BENCHFP_FUZZ_SECONDS (default 20) each; a crash fails the script and its input
@@ -21,6 +21,8 @@ if [[ "${BENCHFP_GATE_E2E:-1}" != 0 ]]; then
   scripts/gate_catches_slowdown.sh
   echo "== ci/gate.sh against a build with an rbp write in frame kernels and a fast-path slowdown"
   scripts/gate_catches_injections.sh
+  echo "== the frame-cost limit against a build whose frame kernels pay per loop iteration"
+  scripts/gate_catches_frame_cost.sh
 fi
 if [[ "${BENCHFP_SANITIZERS:-1}" != 0 ]]; then
   for sanitizer in address thread; do

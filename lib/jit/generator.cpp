@@ -53,6 +53,14 @@ void Generator::store(const GprValue& value, const Xbyak::Reg64& from) {
 void Generator::loop_head(Xbyak::Label& head) {
     align(64);
     L(head);
+#ifdef BENCHFP_INJECT_FRAME_COST
+    // The gate's end-to-end check only (-DBENCHFP_INJECT_FRAME_COST=N): a frame
+    // kernel that pays for its policy at every loop iteration, N dependent
+    // instructions that leave every register and flag as they were (lea r, [r]
+    // keeps r; rax: caller-saved, so no policy or ABI check minds it).
+    if (policy_ == FramePolicy::frame)
+        for (int i = 0; i < BENCHFP_INJECT_FRAME_COST; ++i) lea(rax, ptr[rax]);
+#endif
 }
 
 void Generator::setup_done() {
