@@ -100,20 +100,51 @@ TEST(PairedMeasurement, SameWorkVariantsTimeTheReferencesCallCount) {
     EXPECT_NEAR(run.stats[2].to_reference.median, 3.0, 0.1);                  // still per call
 }
 
-// Perf mode builds each kernel at 4 code placements and a variant's calls take
-// them in turn: a chunk of several calls holds a multiple of 4, so every chunk
-// times each placement equally; a chunk of one call stays one call.
-TEST(PairedMeasurement, ChunksHoldAMultipleOfTheCallsMultiple) {
-    SyntheticMachine machine{{1.0, 1.0, 3.0}};  // 0.1 ms a call: 10 or 11 for a 1 ms chunk
+// Perf mode builds each kernel at 4 code placements, and a pair runs one
+// placement of both its variants: round r at placement (r / 2) % 4, so each
+// placement in both orders, in turn. An instance that runs 30% slower for the
+// whole run (variant 1 at placement 2) moves a quarter of its pairs, which the
+// median sets aside; a variant 1% slower at every placement still reads 1.01.
+// (When a chunk took the placements in turn, the slow instance moved every
+// pair: variant 1 read (3 + 1.3) / 4 = 1.075.)
+TEST(PairedMeasurement, APairRunsOnePlacementAndTheMedianSetsASlowInstanceAside) {
+    SyntheticMachine machine{{1.0, 1.0, 1.01}};
+    size_t placement = 0;
+    std::vector<size_t> placed;  // the placement of every call or chunk timed
+    const harness::ChunkTimer timer = [&](size_t v, long calls) {
+        placed.push_back(placement);
+        return machine(v, calls) * (v == 1 && placement == 2 ? 1.3 : 1.0);
+    };
     PairedOptions options;
-    options.budget_ms = 0;
-    options.calls_multiple = 4;
-    const auto run = measure_paired({true, true, false}, std::ref(machine), options);
-    EXPECT_EQ(run.stats[0].calls_per_sample, 12);
-    EXPECT_EQ(run.stats[1].calls_per_sample, 12);
-    EXPECT_EQ(run.stats[2].calls_per_sample, 4);  // a peer keeps its own count: ceil(1 / 0.3)
-    SyntheticMachine slow{{20.0, 20.0}};  // 2 ms a call: one fills a chunk
-    EXPECT_EQ(measure_paired({true, true}, std::ref(slow), options).stats[1].calls_per_sample, 1);
+    options.budget_ms = 1e5;
+    options.placements = 4;
+    options.place = [&](size_t j) { placement = j; };
+    const auto run = measure_paired({true, true, true}, timer, options);
+    EXPECT_NEAR(run.stats[1].to_reference.median, 1.0, 0.005);
+    EXPECT_LT(run.stats[1].to_reference.lo, 1.005);
+    EXPECT_NEAR(run.stats[2].to_reference.median, 1.01, 0.003);
+    EXPECT_GT(run.stats[2].to_reference.lo, 1.0);
+
+    // The order: one call of each at placements 3, 2 and 1, then one call and one chunk of each
+    // at placement 0 (the warm-up), then 4 chunks a round at (round / 2) % 4.
+    placed.clear();
+    options.budget_ms = 0;  // min_pairs rounds only
+    options.min_pairs = 8;
+    measure_paired({true, true, true}, timer, options);
+    std::vector<size_t> expected = {3, 3, 3, 2, 2, 2, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+    for (size_t r = 0; r < 8; ++r) expected.insert(expected.end(), 4, r / 2 % 4);
+    EXPECT_EQ(placed, expected);
+
+    // A peer (not same work) is called once at the first placement only, and with one placement
+    // (or no place) nothing is placed.
+    placed.clear();
+    measure_paired({true, true, false}, timer, options);
+    EXPECT_EQ(std::count(placed.begin(), placed.begin() + 8, size_t{3}), 2);  // variants 0 and 1, not the peer
+    options.placements = 1;
+    placement = 7;
+    placed.clear();
+    measure_paired({true, true}, timer, options);
+    EXPECT_TRUE(std::all_of(placed.begin(), placed.end(), [](size_t j) { return j == 7; }));
 }
 
 TEST(PairedMeasurement, BudgetSpentReportsTheWidthReachedNotTheTarget) {

@@ -32,19 +32,19 @@ size_t KernelRun::perf_group_end(size_t first) const {
 namespace {
 
 // Code placement moves a kernel's time by up to 1.6% on the machines measured
-// (README, "Frame cost per kernel x ISA"): the same instructions at another
-// address, a fact of the instance, not of its policy, and it changes from
-// process to process. So every timed kernel, each policy's and the A/A
+// (README, "Frame cost per kernel x ISA"), and a single instance by up to 35%
+// (reduce sum avx2 256x256, for the whole process): the same instructions at
+// another address, a fact of the instance, not of its policy, and it changes
+// from process to process. So every timed kernel, each policy's and the A/A
 // copy's, is built at code_placements places, each its own code buffer, its
 // entry placement_stride_bytes further in than the one before (4 apart modulo
 // 16: the placements put every instruction at 4 different offsets within its
 // 16-, 32- and 64-byte blocks; the loops the kernels align stay aligned, since
-// Xbyak aligns absolute addresses), and its calls take them in turn. A chunk
-// of several calls holds a multiple of code_placements (PairedOptions::
-// calls_multiple), so it times every placement equally, as the allocator's
-// layout sweep averages over code layouts; where one call fills a chunk (gemm
-// 1024^3, the 64 MiB rows), chunks take the placements in turn and the median
-// is over pairs of mixed placements.
+// Xbyak aligns absolute addresses). Each pair of chunks runs one placement of
+// both variants, the placements in turn from pair to pair
+// (PairedOptions::placements), so the median of the pairs' ratios sets aside a
+// placement where one instance runs slow, as the allocator's layout sweep
+// looks over code layouts.
 constexpr size_t code_placements = 4;
 constexpr size_t placement_stride_bytes = 1012;
 // The A/A copies start half a stride past the policies' (2 apart from them modulo 16).
@@ -66,11 +66,10 @@ std::vector<WorkloadCall> placed_calls(Workload& workload, const KernelSpec& spe
     return calls;
 }
 
-// A timed variant whose calls take its placements in turn.
-TimedVariant cycled(std::vector<WorkloadCall> calls) {
-    return {[calls = std::move(calls), next = size_t{0}]() mutable {
-                const WorkloadCall& c = calls[next];
-                next = next + 1 < calls.size() ? next + 1 : 0;
+// A timed variant that calls its kernel at placement `placement` (set by PairedOptions::place).
+TimedVariant at_placement(std::vector<WorkloadCall> calls, const size_t& placement) {
+    return {[calls = std::move(calls), &placement] {
+                const WorkloadCall& c = calls[placement];
                 c.fn(c.arg);
             },
             true};
@@ -146,10 +145,12 @@ void KernelRun::time_perf_group(const std::vector<const KernelCase*>& running,
                                 Clock::time_point begun) {
     // Timed variants: the policies, then the A/A control, the first policy's kernel again at
     // placements of its own: the noise floor that code placement alone leaves on a ratio.
+    size_t placement = 0;  // where every same-work variant's calls go (options.place)
     std::vector<TimedVariant> variants;
-    for (const std::vector<WorkloadCall>& calls : placed) variants.push_back(cycled(calls));
+    for (const std::vector<WorkloadCall>& calls : placed) variants.push_back(at_placement(calls, placement));
     const size_t aa_index = variants.size();
-    variants.push_back(cycled(placed_calls(workload, running.front()->spec, aa_padding_bytes, std::nullopt)));
+    variants.push_back(
+        at_placement(placed_calls(workload, running.front()->spec, aa_padding_bytes, std::nullopt), placement));
     std::unique_ptr<Peer> onednn, copy, peak;
     const Peers& peers = running.front()->vs;
     double peak_flops = 0;
@@ -168,7 +169,8 @@ void KernelRun::time_perf_group(const std::vector<const KernelCase*>& running,
         if (peer) variants.push_back({[peer] { peer->run(); }, false});
     PairedOptions options;
     options.budget_ms = running.front()->max_ms_per_prb;
-    options.calls_multiple = code_placements;
+    options.placements = code_placements;
+    options.place = [&placement](size_t j) { placement = j; };
     const PairedRun run = measure_paired(variants, options);
     const auto& stats = run.stats;
     size_t peer_index = aa_index + 1;

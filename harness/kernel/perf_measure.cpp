@@ -19,22 +19,30 @@ public:
         for (PerfStats& s : run_.stats) s.min_ms = std::numeric_limits<double>::infinity();
     }
 
-    // Calls per chunk from one call of each (cold, untimed), then one chunk of
-    // each untimed: caches, TLB and page tables are warm before the first pair.
+    // One call of each same-work variant at every placement but the first
+    // (untimed: their code and its pages are warm), calls per chunk from one
+    // call of each at the first, then one chunk of each untimed: caches, TLB
+    // and page tables are warm before the first pair.
     void warm_up() {
+        for (size_t j = placements(); j-- > 1;) {
+            place(j);
+            for (size_t v = 0; v < same_work_.size(); ++v)
+                if (same_work_[v]) timer_(v, 1);
+        }
+        place(0);
         for (size_t v = 0; v < same_work_.size(); ++v) {
             const double once = std::max(timer_(v, 1), 1e-6);
             run_.stats[v].calls_per_sample = std::max(1L, std::lround(std::ceil(options_.chunk_ms / once)));
         }
-        if (long& calls = run_.stats[0].calls_per_sample; calls > 1 && options_.calls_multiple > 1)
-            calls = (calls + options_.calls_multiple - 1) / options_.calls_multiple * options_.calls_multiple;
         for (size_t v = 1; v < same_work_.size(); ++v)
             if (same_work_[v]) run_.stats[v].calls_per_sample = run_.stats[0].calls_per_sample;
         for (size_t v = 0; v < same_work_.size(); ++v) timer_(v, run_.stats[v].calls_per_sample);
     }
 
-    // One pair per variant, in the order and with the halves' order of `round`.
+    // One pair per variant, in the order and with the halves' order of
+    // `round`, all at its placement (see PairedOptions::placements).
     void round(size_t round) {
+        place(round / 2 % placements());
         const size_t n = same_work_.size();
         if (n == 1) chunk(0);
         for (size_t k = 1; k < n; ++k) {
@@ -67,6 +75,11 @@ public:
     }
 
 private:
+    size_t placements() const { return options_.place ? std::max<size_t>(options_.placements, 1) : 1; }
+    void place(size_t j) const {
+        if (placements() > 1) options_.place(j);
+    }
+
     // One timed chunk of v: its time per call.
     double chunk(size_t v) {
         PerfStats& s = run_.stats[v];

@@ -45,10 +45,20 @@ struct PairedOptions {
     double target_half_width = 0.002;  // relative: 0.2%
     double chunk_ms = 1.0;             // a chunk at least this long: the clock's cost vanishes in it
     size_t min_pairs = 8;              // the fewest with a 95% interval is 6
-    // A same-work chunk of more than one call holds a multiple of this many
-    // calls: the code placements a variant's calls take in turn, each timed
-    // equally in every chunk. A chunk of one call stays one call.
-    long calls_multiple = 1;
+    // The code placements of every same-work variant (perf mode builds each
+    // kernel at several addresses): place(j) makes every variant run its
+    // placement j until the next place(). Round r's pairs all run placement
+    // (r / 2) % placements, so a pair compares two variants' code at the same
+    // placement, each placement is timed in both orders (ABBA), and equally
+    // often. An instance that runs slow for a whole process (reduce sum avx2
+    // 256x256: one of about ten instances of identical code 3-35% slower, per
+    // row, whichever it is changing from process to process) then moves only
+    // its placement's pairs, which the median sets aside; when a chunk took the
+    // placements in turn, it moved every pair (frame / clobber 1.09 [1.089,
+    // 1.092] where the code is the same). place is called before the warm-up's
+    // calls and before every round; unset (or one placement), it is never called.
+    size_t placements = 1;
+    std::function<void(size_t placement)> place;
 };
 
 struct PairedRun {
