@@ -230,8 +230,9 @@ if ((judged == 1)); then
   # limit of 1.005 failed in the run and its re-run of one CI on unchanged code
   # (preserve / clobber 1.0086, then 1.0188 beside an A/A of 0.9995). A cost of
   # the code shows in every process; that placement, in one process of 3-4.
-  # (Perf mode now builds each kernel at 4 placements and takes them in turn,
-  # which the relu row's 1.0163 A/A of one placement no longer reads; what is
+  # (Perf mode now builds each kernel at 4 placements and pairs the variants
+  # placement by placement, so the relu row's 1.0163 A/A of one placement moves
+  # a quarter of its pairs, which the median sets aside; what is
   # left still moves rows from process to process: README, frame-cost table.)
   confirm=()
   rerun_failed() {  # rerun_failed ROUND OPTION: re-runs the failed groups of the report; appends OPTION=FILE to confirm

@@ -3,19 +3,26 @@
 # their policy (-DBENCHFP_INJECT_FRAME_COST=N: N dependent instructions at every
 # loop head of a frame kernel, none in preserve's or clobber's) is judged against
 # a baseline this script records from the normal build, on this machine. The
-# judge must exit 1 with the row's frame / clobber over its limit (1.005), and
-# its preserve / clobber, which the injection does not touch, not over it.
-# Exit 0 when it does, 1 when the limit missed the cost, 2 when a step could not run.
+# normal build's row must be within the limit (1.005) or straddle it, else the
+# check could not tell the injection's cost from the kernel's own; the injected
+# build's must exit the judge with 1, its frame / clobber over the limit and its
+# preserve / clobber, which the injection does not touch, not over it. A row
+# over the limit on code that costs nothing (a slow code placement, README) is
+# measured once more in a new process before it counts, as ci/gate.sh re-runs.
+# Exit 0 when the limit caught the cost, 1 when not, 2 when a step could not run.
 # Usage: scripts/gate_catches_frame_cost.sh [N] [ISA]   (default 16 and avx2)
 # The case is eltwise relu of 65536 floats: about 13 cycles per loop iteration
-# here (AMD EPYC Zen 5 guest), so 16 injected instructions cost about 22%, and 4
-# cost nothing measurable (the chain runs beside the body's loads and stores).
+# on the AMD EPYC Zen 5 guest, so 16 injected instructions cost about 22% there,
+# and 4 cost nothing measurable (the chain runs beside the body's loads and stores).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/gate_common.sh
 steps=${1:-16} isa=${2:-avx2}
 build_variant . build-framecost benchfp -DBENCHFP_INJECT_FRAME_COST="$steps" || exit 2
-[[ -x build/benchfp ]] || cmake --build build -j "$(nproc)" --target benchfp > /dev/null || exit 2
+# The normal build, brought up to date, and not itself configured with an injection.
+build_variant . build benchfp || exit 2
+grep -q '^BENCHFP_INJECT_FRAME_COST:STRING=0$' build/CMakeCache.txt ||
+  { echo "build/ is configured with BENCHFP_INJECT_FRAME_COST: not the normal build"; exit 2; }
 out=$(mktemp -d /tmp/benchfp-framecost-XXXXXX)
 trap 'rm -rf "$out"' EXIT
 row="kernel/eltwise/relu/$isa/65536"
@@ -24,23 +31,48 @@ perf_run() {  # perf_run BUILD JSON: the case under every policy, in perf mode
     --max-ms-per-prb=300 --json="$2" 65536 > "$2.txt" 2>&1 < /dev/null ||
     { cat "$2.txt"; echo "the perf run of $1 failed"; exit 2; }
 }
+judged() {  # judged JSON: the run judged against the recorded baseline, to JSON.judge; the judge's status
+  build/benchfp judge --current="$1" --baselines="$out/baselines" --suite=gate --report="$1.report" \
+    > "$1.judge" 2>&1
+}
+over() { grep -q "^| \`$row: $2\` | .* :no_entry: over the limit" "$1.judge"; }  # over JSON RATIO
+frame_costs() { grep -E "^\| \`$row\` \| [0-9.]+ \[" "$1.judge"; }  # the row of the frame-cost table
+
 perf_run build "$out/normal.json"
 build/benchfp judge --current="$out/normal.json" --baselines="$out/baselines" --suite=gate --update-baseline \
   --commit=normal > /dev/null || { echo "the normal build's baseline was not recorded"; exit 2; }
+judged "$out/normal.json"
+if over "$out/normal.json" "frame / clobber"; then
+  perf_run build "$out/normal2.json"
+  judged "$out/normal2.json"
+  if over "$out/normal2.json" "frame / clobber"; then
+    frame_costs "$out/normal.json"; frame_costs "$out/normal2.json"
+    echo "$row: the normal build's frame / clobber is over the limit in two processes: the check cannot tell the injection's cost"
+    exit 2
+  fi
+fi
+
 perf_run build-framecost "$out/injected.json"
-build/benchfp judge --current="$out/injected.json" --baselines="$out/baselines" --suite=gate --report="$out/report" \
-  > "$out/judge.txt" 2>&1
+judged "$out/injected.json"
 status=$?
-grep -E "^\| \`$row\` \|" "$out/judge.txt"
+if over "$out/injected.json" "preserve / clobber"; then  # once more, in a new process
+  perf_run build-framecost "$out/injected2.json"
+  judged "$out/injected2.json"
+  status=$?
+  frame_costs "$out/injected.json"
+  out_json="$out/injected2.json"
+else
+  out_json="$out/injected.json"
+fi
+frame_costs "$out_json" || { echo "$row: no frame-cost row in the judgement"; exit 1; }
 missed=0
 ((status == 1)) || { echo "judge exit status $status, expected 1"; missed=1; }
-grep -q "^| \`$row: frame / clobber\` | .* :no_entry: over the limit" "$out/judge.txt" ||
-  { echo "$row: frame / clobber not over its limit"; missed=1; }
-if grep -q "^| \`$row: preserve / clobber\` | .* :no_entry:" "$out/judge.txt"; then
-  echo "$row: preserve / clobber over its limit too (untouched by the injection)"; missed=1
+over "$out_json" "frame / clobber" || { echo "$row: frame / clobber not over its limit"; missed=1; }
+if over "$out_json" "preserve / clobber"; then
+  echo "$row: preserve / clobber over its limit too, in two processes (untouched by the injection)"; missed=1
 fi
 if ((missed)); then
-  grep -E "Verdict|$row" "$out/judge.txt"
+  grep -E "Verdict|$row" "$out_json.judge"
   exit 1
 fi
 echo "the frame-cost limit caught the injected cost ($steps instructions per loop iteration): exit 1, frame / clobber over 1.005"

@@ -233,6 +233,8 @@ TEST(CliPerf, PairedFrameCostAndAAControl) {
     EXPECT_GE(frame["paired"]["hi"].get<double>(), frame["paired"]["ratio"].get<double>());
     EXPECT_TRUE(frame["aa"].contains("half_width"));
     EXPECT_FALSE(doc["cases"][0]["perf"].contains("paired"));  // the reference
+    // The pairs ran every placement (8 pairs at least: two rounds each of 4), not the first only.
+    for (const auto& c : doc["cases"]) EXPECT_EQ(c["perf"]["placements"], 4) << c.dump();
     // judge refuses a policy it does not know, which would judge no frame cost at all.
     for (const auto& [field, spoil] : {std::pair{"/cases/2/spec/frame", "zzz"}, {"/cases/2/perf/paired/reference", "nosuch"}}) {
         nlohmann::json spoiled = doc;

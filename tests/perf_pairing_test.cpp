@@ -124,6 +124,7 @@ TEST(PairedMeasurement, APairRunsOnePlacementAndTheMedianSetsASlowInstanceAside)
     EXPECT_LT(run.stats[1].to_reference.lo, 1.005);
     EXPECT_NEAR(run.stats[2].to_reference.median, 1.01, 0.003);
     EXPECT_GT(run.stats[2].to_reference.lo, 1.0);
+    EXPECT_EQ(run.placements_timed, 4u);
 
     // The order: one call of each at placements 3, 2 and 1, then one call and one chunk of each
     // at placement 0 (the warm-up), then 4 chunks a round at (round / 2) % 4.
@@ -143,7 +144,7 @@ TEST(PairedMeasurement, APairRunsOnePlacementAndTheMedianSetsASlowInstanceAside)
     options.placements = 1;
     placement = 7;
     placed.clear();
-    measure_paired({true, true}, timer, options);
+    EXPECT_EQ(measure_paired({true, true}, timer, options).placements_timed, 1u);
     EXPECT_TRUE(std::all_of(placed.begin(), placed.end(), [](size_t j) { return j == 7; }));
 }
 

@@ -41,7 +41,7 @@ namespace {
 // 16: the placements put every instruction at 4 different offsets within its
 // 16-, 32- and 64-byte blocks; the loops the kernels align stay aligned, since
 // Xbyak aligns absolute addresses). Each pair of chunks runs one placement of
-// both variants, the placements in turn from pair to pair
+// both variants, the next placement every two rounds, one in each order
 // (PairedOptions::placements), so the median of the pairs' ratios sets aside a
 // placement where one instance runs slow, as the allocator's layout sweep
 // looks over code layouts.
@@ -66,10 +66,11 @@ std::vector<WorkloadCall> placed_calls(Workload& workload, const KernelSpec& spe
     return calls;
 }
 
-// A timed variant that calls its kernel at placement `placement` (set by PairedOptions::place).
-TimedVariant at_placement(std::vector<WorkloadCall> calls, const size_t& placement) {
-    return {[calls = std::move(calls), &placement] {
-                const WorkloadCall& c = calls[placement];
+// A timed variant that calls its kernel at placement *placement (set by
+// PairedOptions::place; the pointee outlives the variant's use).
+TimedVariant at_placement(std::vector<WorkloadCall> calls, const size_t* placement) {
+    return {[calls = std::move(calls), placement] {
+                const WorkloadCall& c = calls.at(*placement);
                 c.fn(c.arg);
             },
             true};
@@ -100,7 +101,7 @@ void add_paired_measures(nlohmann::json& measures, const PairedRun& run, size_t 
         measures["aa"] = *aa;
         measures["aa"]["padding_bytes"] = aa_padding_bytes;
     }
-    measures["placements"] = code_placements;
+    measures["placements"] = run.placements_timed;
 }
 
 }  // namespace
@@ -147,10 +148,10 @@ void KernelRun::time_perf_group(const std::vector<const KernelCase*>& running,
     // placements of its own: the noise floor that code placement alone leaves on a ratio.
     size_t placement = 0;  // where every same-work variant's calls go (options.place)
     std::vector<TimedVariant> variants;
-    for (const std::vector<WorkloadCall>& calls : placed) variants.push_back(at_placement(calls, placement));
+    for (const std::vector<WorkloadCall>& calls : placed) variants.push_back(at_placement(calls, &placement));
     const size_t aa_index = variants.size();
     variants.push_back(
-        at_placement(placed_calls(workload, running.front()->spec, aa_padding_bytes, std::nullopt), placement));
+        at_placement(placed_calls(workload, running.front()->spec, aa_padding_bytes, std::nullopt), &placement));
     std::unique_ptr<Peer> onednn, copy, peak;
     const Peers& peers = running.front()->vs;
     double peak_flops = 0;

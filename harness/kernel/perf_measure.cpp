@@ -71,6 +71,7 @@ public:
             if (v) s.to_reference = report::median_interval(ratios_[v]);
         }
         run_.target_met = target_met;
+        run_.placements_timed = std::min(placements(), (run_.pairs + 1) / 2);
         return run_;
     }
 

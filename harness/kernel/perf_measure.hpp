@@ -24,8 +24,9 @@
 namespace benchfp::harness {
 
 struct PerfStats {
-    double min_ms = 0;  // per call, over every chunk of the variant (the least disturbed)
-    double avg_ms = 0;
+    double min_ms = 0;  // per call, over every chunk of the variant (the least disturbed); with
+                        // placements, a chunk runs one: the fastest placement's
+    double avg_ms = 0;  // per call, over every chunk (placements weighted by their chunks)
     int rounds = 0;             // chunks timed
     long calls_per_sample = 1;  // calls in a chunk, so a chunk is not dominated by the clock
     // Time per call over the reference's, from the pairs; n = 0 for the reference.
@@ -49,14 +50,18 @@ struct PairedOptions {
     // kernel at several addresses): place(j) makes every variant run its
     // placement j until the next place(). Round r's pairs all run placement
     // (r / 2) % placements, so a pair compares two variants' code at the same
-    // placement, each placement is timed in both orders (ABBA), and equally
-    // often. An instance that runs slow for a whole process (reduce sum avx2
+    // placement, and each placement is timed in both orders (ABBA) and equally
+    // often when the pairs are a multiple of 2 * placements (else the first
+    // placements have a pair or two more: the run stops where its budget or its
+    // intervals say). An instance that runs slow for a whole process (reduce sum avx2
     // 256x256: one of about ten instances of identical code 3-35% slower, per
     // row, whichever it is changing from process to process) then moves only
     // its placement's pairs, which the median sets aside; when a chunk took the
     // placements in turn, it moved every pair (frame / clobber 1.09 [1.089,
     // 1.092] where the code is the same). place is called before the warm-up's
-    // calls and before every round; unset (or one placement), it is never called.
+    // calls (one call of each same-work variant at every placement, untimed and
+    // outside the budget) and before every round; unset (or one placement), it
+    // is never called.
     size_t placements = 1;
     std::function<void(size_t placement)> place;
 };
@@ -66,6 +71,7 @@ struct PairedRun {
     bool target_met = false;       // every same-work interval within the target
     double timed_ms = 0;           // the chunks' time: what the budget counts
     size_t pairs = 0;              // per variant
+    size_t placements_timed = 1;   // the placements the pairs ran (PairedOptions::placements)
 };
 
 // Times `calls` calls of `variant` and returns the ms they took: the clock in

@@ -1,4 +1,5 @@
 # Sourced by the gate scripts (scripts/vs.sh, scripts/gate_catches_slowdown.sh,
+# scripts/gate_catches_injections.sh, scripts/gate_catches_frame_cost.sh,
 # scripts/hook_time_over_layouts.sh, ci/gate.sh): the allocator suites' flags,
 # "build a variant", and "run two builds interleaved, judge one against the
 # other", written once. Paths are relative to the repository root, where every
