@@ -107,7 +107,10 @@ mkdir -p "$work" || exit 2
 # farther above 1 than a resolved A/A control (its interval excluding 1) shows
 # placement alone moving the kernel, at most 10%; it is unresolved, reported not
 # failed, when the range straddles the limit or is within such a move; the full
-# gate gives each problem 2 s).
+# gate gives each problem 2 s). An allocator time over its baseline is unresolved,
+# not failed, when the peer allocators of the same process moved too (their
+# median over 1.10) and the row is within twice their move (results/tolerances.json:
+# machine_controls).
 if ((quick)); then duration=300 perf_ms=60 reps=3 min_time=0.05; else duration=400 perf_ms=2000 reps=5 min_time=0.1; fi
 
 cases=()     # benchfp kernel records (corr and unwind) for the report

@@ -103,6 +103,7 @@ const HostileCase hostile_cases[] = {
     {"TolerancesMisspelledKey", [](JudgeFiles& f) { f.tolerances["tim"] = 0.1; }, "unknown key \"tim\""},
     {"TolerancesMisspelledRuleKey", [](JudgeFiles& f) { f.tolerances["ratios"][0]["limt"] = 1.5; }, "unknown key \"limt\""},
     {"TolerancesReportedOnlyNotAList", [](JudgeFiles& f) { f.tolerances["reported_only"] = "glibc"; }, "reported_only: expected a list"},
+    {"TolerancesMachineControlsNotStrings", [](JudgeFiles& f) { f.tolerances["machine_controls"] = {"glibc", 3}; }, "machine_controls"},
     {"TolerancesInstructionLimitsAList", [](JudgeFiles& f) { f.tolerances["instruction_limits"] = {2}; },
      "instruction_limits: expected an object"},
     {"TolerancesRatioLimitNotANumber", [](JudgeFiles& f) { f.tolerances["ratios"][0]["limit"] = "1.5"; }, "ratios[0].limit: expected a number"},

@@ -487,6 +487,48 @@ TEST(Judge, AFailureMustReproduceInTheReRun) {
     EXPECT_FALSE(passed.failed());
 }
 
+// A whole process slower than the baseline's, peers and pool alike (a quick
+// gate of unchanged code on 2026-12-03: arrays glibc 1.43x, tcmalloc 2.11x,
+// pool off 1.89x), is the machine: a pool row within twice the peers' median
+// move is unresolved, one beyond it still regresses, and peers that did not
+// move (or too few of them, or another machine) excuse nothing.
+TEST(Judge, ATimeRegressionWithinTheMachinesMoveIsUnresolved) {
+    Tolerances t;
+    t.time = 0.2;
+    t.reported_only = {"glibc", "mimalloc", "tcmalloc", "alloc/unsteady", "probability"};
+    t.machine_controls = {"glibc", "mimalloc", "tcmalloc"};  // probability: reported only, but this project's code
+    const RunResults base = run({{"alloc/a/off", 100}, {"alloc/a/co", 100}, {"alloc/a/glibc", 100},
+                                 {"alloc/a/mimalloc", 100}, {"alloc/a/tcmalloc", 100}, {"alloc/b/off", 100},
+                                 {"alloc/unsteady/glibc", 100}, {"kernel/k/frame", 100}});
+    RunResults cur = run({{"alloc/a/off", 189}, {"alloc/a/co", 300}, {"alloc/a/glibc", 143},
+                          {"alloc/a/mimalloc", 81}, {"alloc/a/tcmalloc", 211}, {"alloc/b/off", 150},
+                          {"alloc/unsteady/glibc", 900}, {"kernel/k/frame", 150}});
+    const Judgement j = judge(cur, base, t);
+    EXPECT_EQ(row(j, "alloc/a/off", "time").verdict, RowVerdict::unresolved);
+    EXPECT_NE(row(j, "alloc/a/off", "time").note.find("3 peer rows) read a median 1.430 x their baselines"),
+              std::string::npos)
+        << row(j, "alloc/a/off", "time").note;
+    EXPECT_EQ(row(j, "alloc/b/off", "time").verdict, RowVerdict::unresolved);  // the family's move, any workload
+    EXPECT_EQ(row(j, "alloc/a/co", "time").verdict, RowVerdict::regression);   // 3.0 > 2 x 1.43
+    EXPECT_EQ(row(j, "kernel/k/frame", "time").verdict, RowVerdict::regression);  // another family: no peers
+    EXPECT_EQ(j.unresolved, 2);
+    EXPECT_TRUE(j.failed());
+    // Peers within 10% of their baselines: the machine did not move, the pool regressed.
+    RunResults calm = cur;
+    for (const char* peer : {"alloc/a/glibc", "alloc/a/mimalloc", "alloc/a/tcmalloc"}) calm.benchmarks[peer].min_ns = 110;
+    EXPECT_EQ(row(judge(calm, base, t), "alloc/a/off", "time").verdict, RowVerdict::regression);
+    // Two peers moved are too few to call it the machine (a reported-only group's rows and a
+    // reported-only variant that is not a control do not count).
+    RunResults few = cur, few_base = base;
+    few.benchmarks.erase("alloc/a/mimalloc");
+    few.benchmarks["alloc/a/probability"].min_ns = 200;
+    few_base.benchmarks["alloc/a/probability"].min_ns = 100;
+    EXPECT_EQ(row(judge(few, few_base, t), "alloc/a/off", "time").verdict, RowVerdict::regression);
+    // Another machine's times are not judged at all, so nothing is excused either.
+    const RunResults elsewhere = run({{"alloc/a/off", 100}}, {}, {"other", "avx2", 2});
+    EXPECT_EQ(row(judge(cur, elsewhere, t), "alloc/a/off", "time").verdict, RowVerdict::not_judged);
+}
+
 // Issue 14: the pool's resident bytes per live object over mimalloc's, both
 // from the same run, against the rule's limit: within passes, over fails, and
 // a figure the limit needs that the run lacks fails as missing. Times play no part.

@@ -30,7 +30,10 @@ namespace benchfp::report {
 // unresolved: a ratio whose 95% interval straddles its absolute limit, or is
 // over it but starts no farther above 1 than its group's A/A control shows
 // code placement moving the kernel (judge.cpp): the run shows neither that it
-// is within nor that it is over (reported and counted, not failed).
+// is within nor that it is over (reported and counted, not failed). Also a
+// time regression in a run whose unchanged code (the peers, reported only)
+// moved as well: more than 10% over their baselines, the row within twice
+// their move (judge.cpp: within_machine_move).
 // unconfirmed: a measured value that failed (regression or over its limit) in
 // the run and passed in a re-run of its benchmark (confirm()): reported, not
 // failed, since one slow process on a shared machine is not a slower build.

@@ -83,6 +83,10 @@ struct Tolerances {
     // the peer allocators, whose changes are not this project's (their ratios
     // to the pool gate), and groups too unsteady on the machine to judge.
     std::vector<std::string> reported_only;
+    // Variants whose code this project does not change (the peer allocators):
+    // their times over their baselines in one run are the machine's move
+    // (judge.cpp: within_machine_move). Empty: no time row is excused.
+    std::vector<std::string> machine_controls;
     std::vector<RatioRule> ratio_rules;
     std::map<std::string, double> instruction_limits;  // absolute: per-operation counts, by id
 };

@@ -340,7 +340,7 @@ Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) 
     const In in(doc, path, "");
     expect_schema(in, tolerances_schema);
     only_known_keys(in, {"schema", "time", "memory", "ratio", "instructions", "groups", "ratios", "reported_only",
-                         "instruction_limits"});
+                         "machine_controls", "instruction_limits"});
     Tolerances t;
     t.time = in.number_or("time", t.time, ranges::tolerance);
     t.memory = in.number_or("memory", t.memory, ranges::tolerance);
@@ -362,6 +362,7 @@ Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) 
                                      rule.boolean_or("limit_needs_interval", false), metric_of(rule)});
         }
     t.reported_only = in.strings_or("reported_only");
+    t.machine_controls = in.strings_or("machine_controls");
     if (const auto limits = in.find("instruction_limits")) t.instruction_limits = numbers_of(*limits, ranges::limit);
     return t;
 }

@@ -72,7 +72,7 @@ std::string verdict_text(const Report& report) {
                     ids_of(report, [verdict](const Row& r) { return r.verdict == verdict; });
     };
     said(&Judgement::unconfirmed, RowVerdict::unconfirmed, "not confirmed by a re-run");
-    said(&Judgement::unresolved, RowVerdict::unresolved, "unresolved against a limit");
+    said(&Judgement::unresolved, RowVerdict::unresolved, "unresolved");
     if (!report.cases.sources.empty())
         text += ", " + std::to_string(report.cases.ran()) + " kernel cases ran";
     return text;
