@@ -4,6 +4,7 @@
 // the default type, the period, the totals (within 0.1%), source lines that
 // `-list` finds, the in-use snapshot (--inuse-at) and the folded stacks.
 #include "cli_run.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -32,11 +33,7 @@ const Sampling samplings[] = {
     {"probability", "--sample-rate=0.25", "objects count", "4"},
 };
 
-std::string temp_path(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / ("benchfp_pprof_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    return (dir / name).string();
-}
+std::string temp_path(const std::string& name) { return benchfp::test::scratch_path("benchfp_pprof_", name); }
 
 // go tool pprof's -raw listing: the four values of every sample, summed.
 std::vector<double> raw_totals(const std::string& raw) {

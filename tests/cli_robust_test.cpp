@@ -2,6 +2,7 @@
 // input (sizes, rates, paths, batch files) ends in a message naming it and
 // status 2, never a signal, a hang, a silent skip or a silent pass.
 #include "cli_run.hpp"
+#include "scratch_dir.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -9,10 +10,7 @@
 
 namespace {
 
-std::string temp_path(const std::string& name) {
-    return (std::filesystem::temp_directory_path() / ("benchfp_robust_" + std::to_string(getpid()) + "_" + name))
-        .string();
-}
+std::string temp_path(const std::string& name) { return benchfp::test::scratch_path("benchfp_robust_", name); }
 
 std::string write_temp(const std::string& name, const std::string& text) {
     const std::string path = temp_path(name);

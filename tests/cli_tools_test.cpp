@@ -4,6 +4,7 @@
 // scripts/validate_json.py with Debian's python3-jsonschema), and an output
 // that changes shape does not.
 #include "cli_run.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -18,11 +19,7 @@
 
 namespace {
 
-std::string temp_path(const std::string& name) {
-    const auto dir = std::filesystem::temp_directory_path() / ("benchfp_tools_" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir);
-    return (dir / name).string();
-}
+std::string temp_path(const std::string& name) { return benchfp::test::scratch_path("benchfp_tools_", name); }
 
 std::string read_text(const std::string& path) {
     std::ifstream in(path);

@@ -4,6 +4,7 @@
 #include "kernel/case_options.hpp"
 #include "kernel/kernel_cases.hpp"
 #include "usage_error.hpp"
+#include "../scratch_dir.hpp"
 
 #include <unistd.h>
 
@@ -18,8 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         parse_batch_line(text.substr(0, text.find('\n')), "fuzz:1");
     } catch (const UsageError&) {
     }
-    static const std::string path =
-        (std::filesystem::temp_directory_path() / ("benchfp_fuzz_batch_" + std::to_string(getpid()))).string();
+    static const std::string path = benchfp::test::scratch_path("benchfp_fuzz_batch_", "batch");
     std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
     CaseOptions command_line;
     command_line.batches = {path};
