@@ -524,6 +524,11 @@ TEST(Judge, ATimeRegressionWithinTheMachinesMoveIsUnresolved) {
     few.benchmarks["alloc/a/probability"].min_ns = 200;
     few_base.benchmarks["alloc/a/probability"].min_ns = 100;
     EXPECT_EQ(row(judge(few, few_base, t), "alloc/a/off", "time").verdict, RowVerdict::regression);
+    // Three rows of one allocator are one allocator's move, not the machine's.
+    RunResults one = few, one_base = few_base;
+    one.benchmarks.erase("alloc/a/tcmalloc");
+    for (const char* w : {"alloc/c/glibc", "alloc/d/glibc"}) one.benchmarks[w].min_ns = 150, one_base.benchmarks[w].min_ns = 100;
+    EXPECT_EQ(row(judge(one, one_base, t), "alloc/a/off", "time").verdict, RowVerdict::regression);
     // Another machine's times are not judged at all, so nothing is excused either.
     const RunResults elsewhere = run({{"alloc/a/off", 100}}, {}, {"other", "avx2", 2});
     EXPECT_EQ(row(judge(cur, elsewhere, t), "alloc/a/off", "time").verdict, RowVerdict::not_judged);

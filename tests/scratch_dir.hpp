@@ -15,11 +15,13 @@ namespace benchfp::test {
 class ScratchDir {
 public:
     explicit ScratchDir(const std::string& prefix)
-        : path_(std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()))) {
+        : path_(std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()))), owner_(::getpid()) {
         std::filesystem::create_directories(path_);
     }
     ~ScratchDir() {
-        std::error_code ignored;  // a test may have made a part unreadable: remove what can be
+        // Only the process that made it: a forked child that exits runs this too.
+        if (::getpid() != owner_) return;
+        std::error_code ignored;  // removal stops at the first error; a destructor cannot report it
         std::filesystem::remove_all(path_, ignored);
     }
     ScratchDir(const ScratchDir&) = delete;
@@ -28,6 +30,7 @@ public:
 
 private:
     std::filesystem::path path_;
+    pid_t owner_;
 };
 
 // NAME inside this process's scratch directory "<prefix><pid>" (the prefix of

@@ -222,8 +222,12 @@ void within_placement_noise(Row& row, const Interval& interval, const Control* a
 // time row's regression within max_machine_move_multiple times their move is
 // not shown to be the build's: unresolved, said and counted, not failed. The
 // move is not uniform across workloads (1.3-2.1x above), so the row's ratio
-// is not divided by it; a row beyond twice the machine's move (a pool routed
-// to glibc reads 3.7x on arrays) still fails.
+// is not divided by it; a row over twice the peers' median ratio (a pool
+// routed to glibc reads 3.7x on arrays) still fails. Known weaknesses (issue
+// 14's gate): the bound jumps from 1 + tolerance to 2 x 1.10 as the median
+// passes 1.10; an excused row is not re-run (scripts/failed_groups.py re-runs
+// failures only); and the peers run the project's own workload loops, so a
+// slower harness moves them with the pool.
 constexpr double machine_move_threshold = 0.10;
 constexpr double max_machine_move_multiple = 2.0;
 constexpr size_t min_machine_controls = 3;
@@ -245,13 +249,20 @@ bool is_control(const Row& row, const Tolerances& t) {
            std::find(t.machine_controls.begin(), t.machine_controls.end(), variant) != t.machine_controls.end();
 }
 
+// min_machine_controls counts distinct allocators, not rows: glibc alone over
+// every workload is one allocator's move, not the machine's.
 std::map<std::string, MachineMove> machine_moves(const Judgement& j, const Tolerances& t) {
     std::map<std::string, std::vector<double>> ratios;
+    std::map<std::string, std::set<std::string>> allocators;
     for (const Row& row : j.rows)
-        if (is_control(row, t)) ratios[family_of(split_benchmark_name(row.id).first)].push_back(row.ratio);
+        if (is_control(row, t)) {
+            const auto [group, variant] = split_benchmark_name(row.id);
+            ratios[family_of(group)].push_back(row.ratio);
+            allocators[family_of(group)].insert(variant);
+        }
     std::map<std::string, MachineMove> moves;
     for (auto& [family, values] : ratios)
-        if (values.size() >= min_machine_controls) moves[family] = {median(values), values.size()};
+        if (allocators[family].size() >= min_machine_controls) moves[family] = {median(values), values.size()};
     return moves;
 }
 
@@ -267,7 +278,7 @@ void within_machine_move(Judgement& j, const Tolerances& t) {
         row.note = "the machine moved: the unchanged code of this run (" + std::to_string(move->controls) +
                    " peer rows) read a median " + fixed(move->median) + " x their baselines, and this row's " +
                    fixed(row.ratio) + " is within " + fixed(max_machine_move_multiple, 0) +
-                   " times that: not shown to be the build's";
+                   " times that median: not shown to be the build's";
     }
 }
 
@@ -426,9 +437,9 @@ void confirm(Judgement& run, const Judgement& rerun) {
         } else if (again->fails()) {
             append_note(row, "confirmed by a re-run: " + measured(*again));
         } else {
-            // Within, or (a ratio with an interval) unresolved against its limit
-            // (straddling it, or within its A/A's move): the failure did not
-            // show again, which is what a failure must do here.
+            // Within, or unresolved there (a ratio straddling its limit or within
+            // its A/A's move; a time within the machine's move): the failure did
+            // not show again, which is what a failure must do here.
             const std::string how = again->verdict == RowVerdict::unresolved ? "unresolved (" + again->note + ")"
                                                                              : to_string(again->verdict);
             row.verdict = RowVerdict::unconfirmed;

@@ -32,8 +32,8 @@ namespace benchfp::report {
 // code placement moving the kernel (judge.cpp): the run shows neither that it
 // is within nor that it is over (reported and counted, not failed). Also a
 // time regression in a run whose unchanged code (the peers, reported only)
-// moved as well: more than 10% over their baselines, the row within twice
-// their move (judge.cpp: within_machine_move).
+// moved as well: their median over 1.10x their baselines, the row within 2x
+// that median (judge.cpp: within_machine_move).
 // unconfirmed: a measured value that failed (regression or over its limit) in
 // the run and passed in a re-run of its benchmark (confirm()): reported, not
 // failed, since one slow process on a shared machine is not a slower build.

@@ -70,7 +70,7 @@ const char* meaning =
     "whatever the baseline says). Where the failed benchmarks were re-run in a new process (ci/gate.sh does), a "
     "failure the re-run does not show again is reported as not confirmed (:warning:), not failed. A time "
     "regression in a run whose peer allocators (code this project does not change) also read more than 10% over "
-    "their baselines is unresolved (:warning:) where it is within twice their move: the machine moved, and the "
+    "their baselines is unresolved (:warning:) where it is within 2x their median ratio: the machine moved, and the "
     "run does not show the build slower.";
 
 // {"version": "0.5.0", "compiler": "GNU 12.2.0", ...} -> "version 0.5.0, compiler GNU 12.2.0, ..."
