@@ -219,7 +219,7 @@ void within_placement_noise(Row& row, const Interval& interval, const Control* a
 // move is the machine's. Where the peers of a family (results/tolerances.json:
 // machine_controls, the variants glibc, jemalloc, mimalloc and tcmalloc)
 // read a median more than machine_move_threshold over their baselines, a
-// time row's regression within max_machine_move_multiple times their move is
+// time row's regression within max_machine_move_multiple times that median is
 // not shown to be the build's: unresolved, said and counted, not failed. The
 // move is not uniform across workloads (1.3-2.1x above), so the row's ratio
 // is not divided by it; a row over twice the peers' median ratio (a pool
