@@ -2,6 +2,7 @@
 // other machines, limits; and bad files, which never pass.
 #include "report/judge.hpp"
 #include "report/machine.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,9 +30,9 @@ const Row& row(const Judgement& j, const std::string& id, const std::string& kin
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-    const auto path = std::filesystem::temp_directory_path() / ("benchfp_judge_" + std::to_string(getpid()) + name);
+    const std::string path = benchfp::test::scratch_path("benchfp_judge_", name);
     std::ofstream(path) << text;
-    return path.string();
+    return path;
 }
 
 std::string error_of(const std::string& path) {

@@ -6,9 +6,6 @@
 #include "usage_error.hpp"
 #include "../scratch_dir.hpp"
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 #include <string>
 

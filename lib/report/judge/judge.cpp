@@ -243,8 +243,7 @@ std::string family_of(const std::string& group) { return group.substr(0, group.f
 // A time row of unchanged code: a machine control's, in a group that is
 // judged (a reported-only group, producer/consumer's, moves by whether its two
 // threads get a core each, which is not the machine's move for one thread).
-bool is_control(const Row& row, const Tolerances& t) {
-    const auto [group, variant] = split_benchmark_name(row.id);
+bool is_control(const Row& row, const std::string& group, const std::string& variant, const Tolerances& t) {
     return row.kind == "time" && std::isfinite(row.ratio) && row.ratio > 0 && !reported_only(t, group) &&
            std::find(t.machine_controls.begin(), t.machine_controls.end(), variant) != t.machine_controls.end();
 }
@@ -254,12 +253,12 @@ bool is_control(const Row& row, const Tolerances& t) {
 std::map<std::string, MachineMove> machine_moves(const Judgement& j, const Tolerances& t) {
     std::map<std::string, std::vector<double>> ratios;
     std::map<std::string, std::set<std::string>> allocators;
-    for (const Row& row : j.rows)
-        if (is_control(row, t)) {
-            const auto [group, variant] = split_benchmark_name(row.id);
-            ratios[family_of(group)].push_back(row.ratio);
-            allocators[family_of(group)].insert(variant);
-        }
+    for (const Row& row : j.rows) {
+        const auto [group, variant] = split_benchmark_name(row.id);
+        if (!is_control(row, group, variant, t)) continue;
+        ratios[family_of(group)].push_back(row.ratio);
+        allocators[family_of(group)].insert(variant);
+    }
     std::map<std::string, MachineMove> moves;
     for (auto& [family, values] : ratios)
         if (allocators[family].size() >= min_machine_controls) moves[family] = {median(values), values.size()};
