@@ -210,7 +210,7 @@ gate_args="$*"
 step "judging against this machine's baselines"
 judge_all
 judged=$?
-if ((judged == 1)); then
+if ((judged <= 1)); then
   # A failure must reproduce before it fails the gate: one slow process on a
   # shared machine is not a slower build (a quick gate on unchanged code was red
   # 2 times in 3 on this 2-vCPU guest: a reorder 1.68x and an allocator workload
@@ -225,6 +225,10 @@ if ((judged == 1)); then
   # scripts/gate_catches_injections.sh still fail it. A row unresolved in its
   # re-run (a limit row straddling the limit or within its A/A's move, a time
   # within the machine's move) is not confirmed either: a failure must show every time.
+  # A time the machine's move excused in the run (unresolved there, the gate
+  # green on it) is re-run the same way, green or red: failing in its re-run it
+  # is a regression the second round must show again, passing there it is not
+  # the build's, and excused there again it stays unresolved (judge.hpp, confirm).
   # Failed cases, missing rows, bytes and instruction counts are not re-run.
   # What still fails after that re-run runs once more (a second round, new
   # processes again): a kernel instance can land where it runs 1.5-2% slower,
@@ -253,7 +257,7 @@ if ((judged == 1)); then
             echo "   the re-run timed nothing: its failures stand (see $work/confirm$round-$family-$isa.txt)"
           fi ;;
         alloc)  # family: the workloads, as a Google Benchmark filter
-          step "re-running the allocator workloads $family (round $round: a failure there must reproduce)"
+          step "re-running the allocator workloads $family (round $round: a failure there must reproduce, a time the machine's move excused is judged by it)"
           alloc_suite_flags "$((reps + 2))" "$min_time" "^alloc/($family)/"
           if run_alloc "$work/confirm$round-alloc.json"; then
             confirm+=("$option=$work/confirm$round-alloc.json")

@@ -1,6 +1,9 @@
 #!/usr/bin/python3
 """What ci/gate.sh re-runs before a failure may fail the gate: the measured rows
-(times and in-run ratios) a judgement failed, by what produced them. Reads the
+(times and in-run ratios) a judgement failed, and the times the machine's move
+excused (unresolved time rows: lib/report/judge/judge.cpp's within_machine_move
+makes the only ones, and confirm() judges them by their re-run), by what
+produced them. Reads the
 judge's report.json (results/schemas/judgement.schema.json: each row names its group) and prints one line
 per thing to re-run:
 
@@ -16,17 +19,25 @@ import sys
 MEASURED_FAILURES = {"regression", "over limit"}
 
 
+def to_rerun(row):
+    """A measured failure, or a time the machine's move excused."""
+    kind, verdict = row.get("kind"), row.get("verdict")
+    return (kind in ("time", "ratio") and verdict in MEASURED_FAILURES) or (kind == "time" and verdict == "unresolved")
+
+
 def main(path):
     try:
         with open(path, encoding="utf-8") as f:
             report = json.load(f)
         rows = [r for m in report["machines"] for r in m["rows"]]
+        if not all(isinstance(r, dict) for r in rows):
+            raise ValueError("a row is not a JSON object")
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"failed_groups.py: {path}: cannot read the judgement: {e}", file=sys.stderr)
         return 2
     kernels, workloads = set(), set()
     for row in rows:
-        if row.get("verdict") not in MEASURED_FAILURES or row.get("kind") not in ("time", "ratio"):
+        if not to_rerun(row):
             continue
         group = row.get("group")
         if not isinstance(group, str):

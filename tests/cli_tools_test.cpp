@@ -148,4 +148,39 @@ TEST(CliJsonSchemas, TheValidatorRefusesAnUnknownSchemaAndAFileThatIsNotJson) {
     EXPECT_EQ(validate("baseline", "README.md").status, 2);
 }
 
+// scripts/failed_groups.py, what ci/gate.sh re-runs: the groups of measured
+// failures and of times the machine's move excused (unresolved time rows), by
+// what produced them; never a passed row, a deterministic one, or an
+// unresolved ratio (its interval straddles a limit: a longer run of the same
+// process is not what it needs). A failed row with no group, or rows that are
+// not objects, are exit 2.
+TEST(CliGateTools, FailedGroupsNamesFailuresAndExcusedTimesOnly) {
+    const auto report_of = [](const nlohmann::json& rows) {
+        const std::string path = temp_path("judged.json");
+        std::ofstream(path) << nlohmann::json{{"machines", {{{"rows", rows}}}}}.dump();
+        return run_shell("scripts/failed_groups.py " + path);
+    };
+    const auto row = [](const std::string& group, const std::string& kind, const std::string& verdict) {
+        return nlohmann::json{{"id", group + "/v"}, {"group", group}, {"kind", kind}, {"verdict", verdict}};
+    };
+    const CommandRun groups = report_of({row("alloc/arrays", "time", "unresolved"),
+                                         row("alloc/structs", "time", "regression"),
+                                         row("alloc/strings", "time", "invariant"),
+                                         row("alloc/grow_array", "memory", "regression"),
+                                         row("kernel/gemm/f32/avx2", "ratio", "unresolved"),
+                                         row("kernel/conv/f32/avx512", "ratio", "over limit")});
+    EXPECT_EQ(groups.status, 0) << groups.output;
+    EXPECT_EQ(groups.output, "kernel conv avx512\nalloc arrays|structs\n");
+    nlohmann::json nameless = row("alloc/arrays", "time", "unresolved");
+    nameless.erase("group");
+    const CommandRun bad = report_of(nlohmann::json::array({nameless}));
+    EXPECT_EQ(bad.status, 2) << bad.output;
+    EXPECT_NE(bad.output.find("a failed row names no group: alloc/arrays/v"), std::string::npos) << bad.output;
+    // Rows that are not rows: exit 2 with the reason, never a traceback.
+    const CommandRun not_rows = report_of(nameless);
+    EXPECT_EQ(not_rows.status, 2) << not_rows.output;
+    EXPECT_NE(not_rows.output.find("cannot read the judgement"), std::string::npos) << not_rows.output;
+    EXPECT_EQ(not_rows.output.find("Traceback"), std::string::npos) << not_rows.output;
+}
+
 }  // namespace

@@ -535,6 +535,58 @@ TEST(Judge, ATimeRegressionWithinTheMachinesMoveIsUnresolved) {
     EXPECT_EQ(row(judge(cur, elsewhere, t), "alloc/a/off", "time").verdict, RowVerdict::not_judged);
 }
 
+// A time the machine's move excused in the run is judged by its re-run, as a
+// failure is: slow there too (where the peers did not move), a regression;
+// at its usual speed there, unconfirmed; excused there again, or not re-run,
+// unresolved still.
+TEST(Judge, ATimeTheMachinesMoveExcusedIsJudgedByItsReRun) {
+    Tolerances t;
+    t.time = 0.2;
+    t.reported_only = {"glibc", "mimalloc", "tcmalloc"};
+    t.machine_controls = {"glibc", "mimalloc", "tcmalloc"};
+    const auto with_peers = [](std::map<std::string, double> rows, double peer_ns) {
+        for (const char* peer : {"alloc/a/glibc", "alloc/a/mimalloc", "alloc/a/tcmalloc"}) rows[peer] = peer_ns;
+        return run(rows);
+    };
+    const RunResults base = with_peers({{"alloc/a/off", 100}, {"alloc/b/off", 100}, {"alloc/c/off", 100}}, 100);
+    const RunResults moved = with_peers({{"alloc/a/off", 150}, {"alloc/b/off", 150}, {"alloc/c/off", 150}}, 140);
+    const Judgement excused = judge(moved, base, t);
+    ASSERT_EQ(excused.unresolved, 3);
+    ASSERT_FALSE(excused.failed());
+    // The re-run, with the peers still: a slow again, b at its usual speed, c not re-run.
+    Judgement j = excused;
+    confirm(j, judge(with_peers({{"alloc/a/off", 149}, {"alloc/b/off", 101}}, 100), base, t));
+    EXPECT_EQ(row(j, "alloc/a/off", "time").verdict, RowVerdict::regression);
+    EXPECT_NE(row(j, "alloc/a/off", "time").note.find("1.500 x the baseline in the run (excused there: the machine "
+                                                       "moved"),
+              std::string::npos)
+        << row(j, "alloc/a/off", "time").note;
+    EXPECT_NE(row(j, "alloc/a/off", "time").note.find("1.490 x the baseline in a re-run, where the machine did not"),
+              std::string::npos);
+    EXPECT_EQ(row(j, "alloc/b/off", "time").verdict, RowVerdict::unconfirmed);
+    EXPECT_NE(row(j, "alloc/b/off", "time").note.find("1.010 x the baseline in a re-run, invariant: not the build's"),
+              std::string::npos)
+        << row(j, "alloc/b/off", "time").note;
+    EXPECT_EQ(row(j, "alloc/c/off", "time").verdict, RowVerdict::unresolved);
+    EXPECT_NE(row(j, "alloc/c/off", "time").note.find("not re-run"), std::string::npos);
+    EXPECT_EQ(j.regressions, 1);
+    EXPECT_EQ(j.unconfirmed, 1);
+    EXPECT_EQ(j.unresolved, 1);
+    EXPECT_TRUE(j.failed());
+    // The next round confirms the regression it found, as any failure.
+    confirm(j, judge(with_peers({{"alloc/a/off", 101}}, 100), base, t));
+    EXPECT_EQ(row(j, "alloc/a/off", "time").verdict, RowVerdict::unconfirmed);
+    EXPECT_FALSE(j.failed());
+    // A re-run in which the machine moved again leaves the row unresolved, and says so.
+    Judgement again = excused;
+    confirm(again, judge(with_peers({{"alloc/a/off", 160}}, 150), base, t));
+    EXPECT_EQ(row(again, "alloc/a/off", "time").verdict, RowVerdict::unresolved);
+    EXPECT_NE(row(again, "alloc/a/off", "time").note.find("unresolved again in a re-run: 1.600 x the baseline"),
+              std::string::npos)
+        << row(again, "alloc/a/off", "time").note;
+    EXPECT_FALSE(again.failed());
+}
+
 // Issue 14: the pool's resident bytes per live object over mimalloc's, both
 // from the same run, against the rule's limit: within passes, over fails, and
 // a figure the limit needs that the run lacks fails as missing. Times play no part.

@@ -225,9 +225,9 @@ void within_placement_noise(Row& row, const Interval& interval, const Control* a
 // is not divided by it; a row over twice the peers' median ratio (a pool
 // routed to glibc reads 3.7x on arrays) still fails. Known weaknesses (issue
 // 14's gate): the bound jumps from 1 + tolerance to 2 x 1.10 as the median
-// passes 1.10; an excused row is not re-run (scripts/failed_groups.py re-runs
-// failures only); and the peers run the project's own workload loops, so a
-// slower harness moves them with the pool.
+// passes 1.10; and the peers run the project's own workload loops, so a
+// slower harness moves them with the pool. An excused row is re-run as a failure
+// is (scripts/failed_groups.py) and judged by its re-run (confirm()).
 constexpr double machine_move_threshold = 0.10;
 constexpr double max_machine_move_multiple = 2.0;
 constexpr size_t min_machine_controls = 3;
@@ -422,16 +422,47 @@ std::string measured(const Row& r) {
 
 void append_note(Row& row, const std::string& text) { row.note += (row.note.empty() ? "" : "; ") + text; }
 
+// The row of `rerun` that measured `row` again, if any.
+const Row* measured_again(const Row& row, const Judgement& rerun) {
+    const auto again = std::find_if(rerun.rows.begin(), rerun.rows.end(), [&](const Row& r) {
+        return r.id == row.id && r.kind == row.kind && r.verdict != RowVerdict::missing;
+    });
+    return again == rerun.rows.end() ? nullptr : &*again;
+}
+
+// A time row the machine's move excused in the run (within_machine_move makes
+// the only unresolved time rows: times have no absolute limit), re-run in a
+// new process: failing there, it is a regression the next round must confirm
+// as any other; within there, not the build's (unconfirmed); unresolved there
+// too (the machine moved again), or not re-run, it stays unresolved.
+void resolve_excused(Row& row, const Row* again) {
+    if (!again) return append_note(row, "not re-run");
+    if (again->verdict == RowVerdict::unresolved)
+        return append_note(row, "unresolved again in a re-run: " + measured(*again));
+    const std::string run_text = measured(row) + " in the run (excused there: " + row.note + "), ";
+    if (again->fails()) {
+        row.verdict = RowVerdict::regression;
+        row.note = run_text + measured(*again) + " in a re-run, where the machine did not excuse it: a regression";
+    } else {
+        row.verdict = RowVerdict::unconfirmed;
+        row.note = run_text + measured(*again) + " in a re-run, " + to_string(again->verdict) + ": not the build's";
+    }
+}
+
+bool excused_by_the_machine(const Row& row) { return row.kind == "time" && row.verdict == RowVerdict::unresolved; }
+
 }  // namespace
 
 void confirm(Judgement& run, const Judgement& rerun) {
     for (Row& row : run.rows) {
+        if (excused_by_the_machine(row)) {
+            resolve_excused(row, measured_again(row, rerun));
+            continue;
+        }
         const bool measured_failure = row.verdict == RowVerdict::regression || row.verdict == RowVerdict::over_limit;
         if (!measured_failure || (row.kind != "time" && row.kind != "ratio")) continue;
-        const auto again = std::find_if(rerun.rows.begin(), rerun.rows.end(), [&](const Row& r) {
-            return r.id == row.id && r.kind == row.kind && r.verdict != RowVerdict::missing;
-        });
-        if (again == rerun.rows.end()) {
+        const Row* again = measured_again(row, rerun);
+        if (!again) {
             append_note(row, "not re-run");
         } else if (again->fails()) {
             append_note(row, "confirmed by a re-run: " + measured(*again));

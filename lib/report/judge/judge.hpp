@@ -35,8 +35,9 @@ namespace benchfp::report {
 // moved as well: their median over 1.10x their baselines, the row within 2x
 // that median (judge.cpp: within_machine_move).
 // unconfirmed: a measured value that failed (regression or over its limit) in
-// the run and passed in a re-run of its benchmark (confirm()): reported, not
-// failed, since one slow process on a shared machine is not a slower build.
+// the run, or a time the machine's move excused there, and passed in a re-run
+// of its benchmark (confirm()): reported, not failed, since one slow process on
+// a shared machine is not a slower build.
 enum class RowVerdict { regression, improvement, invariant, not_judged, added, missing, invalid, over_limit, unresolved,
                         unconfirmed };
 const char* to_string(RowVerdict v);
@@ -77,7 +78,11 @@ Judgement judge_limits_only(const RunResults& current, const Tolerances& toleran
 // re-run of the failed benchmarks in a new process against the same baseline.
 // Failing there too, it stays failed ("confirmed by a re-run"); within tolerance
 // there, or unresolved there, it becomes
-// unconfirmed: a failure must show twice; absent there, it stays failed. Rows the run passed are
+// unconfirmed: a failure must show twice; absent there, it stays failed. A time
+// row the machine's move left unresolved in the run is judged by its re-run:
+// failing there, a regression (which the next round, --confirm-again, must show
+// again as any failure); passing there, unconfirmed; unresolved there again, or
+// absent, unresolved still. Rows the run passed are
 // not re-judged (a re-run is a second chance for a failure, never for a pass),
 // and deterministic rows (memory, instruction counts) need no second run.
 void confirm(Judgement& run, const Judgement& rerun);

@@ -71,7 +71,7 @@ const char* meaning =
     "failure the re-run does not show again is reported as not confirmed (:warning:), not failed. A time "
     "regression in a run whose peer allocators (code this project does not change) also read more than 10% over "
     "their baselines is unresolved (:warning:) where it is within 2x their median ratio: the machine moved, and the "
-    "run does not show the build slower.";
+    "run does not show the build slower; a re-run in a new process (ci/gate.sh makes one) then judges it.";
 
 // {"version": "0.5.0", "compiler": "GNU 12.2.0", ...} -> "version 0.5.0, compiler GNU 12.2.0, ..."
 std::string build_text(const nlohmann::json& build) {
