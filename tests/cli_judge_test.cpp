@@ -104,6 +104,8 @@ const HostileCase hostile_cases[] = {
     {"TolerancesMisspelledRuleKey", [](JudgeFiles& f) { f.tolerances["ratios"][0]["limt"] = 1.5; }, "unknown key \"limt\""},
     {"TolerancesReportedOnlyNotAList", [](JudgeFiles& f) { f.tolerances["reported_only"] = "glibc"; }, "reported_only: expected a list"},
     {"TolerancesMachineControlsNotStrings", [](JudgeFiles& f) { f.tolerances["machine_controls"] = {"glibc", 3}; }, "machine_controls"},
+    {"TolerancesMachineControlJudged", [](JudgeFiles& f) { f.tolerances["machine_controls"] = {"glibc", "mimalloc"}; },
+     "machine_controls[1]: \"mimalloc\" is not in reported_only"},
     {"TolerancesInstructionLimitsAList", [](JudgeFiles& f) { f.tolerances["instruction_limits"] = {2}; },
      "instruction_limits: expected an object"},
     {"TolerancesRatioLimitNotANumber", [](JudgeFiles& f) { f.tolerances["ratios"][0]["limit"] = "1.5"; }, "ratios[0].limit: expected a number"},

@@ -35,15 +35,6 @@ bool Judgement::failed() const {
     return std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.fails(); });
 }
 
-namespace {
-
-RowVerdict by_tolerance(double ratio, double tolerance) {
-    if (!std::isfinite(ratio) || ratio <= 0) return RowVerdict::invalid;
-    if (ratio - tolerance > 1) return RowVerdict::regression;
-    if (ratio + tolerance < 1) return RowVerdict::improvement;
-    return RowVerdict::invariant;
-}
-
 // A key names a group exactly; or, ending in '/', every group under it
 // ("kernel/": one tolerance for every kernel perf case, whose groups are named
 // by their problems); or, with a '*', every group it matches, each '*' within
@@ -53,6 +44,20 @@ bool names_group(const std::string& key, const std::string& group) {
     if (key == group) return true;
     if (key.find('*') != std::string::npos) return ::fnmatch(key.c_str(), group.c_str(), FNM_PATHNAME) == 0;
     return key.ends_with('/') && group.starts_with(key);
+}
+
+bool reported_only(const Tolerances& t, const std::string& variant_or_group) {
+    return std::any_of(t.reported_only.begin(), t.reported_only.end(),
+                       [&](const std::string& key) { return names_group(key, variant_or_group); });
+}
+
+namespace {
+
+RowVerdict by_tolerance(double ratio, double tolerance) {
+    if (!std::isfinite(ratio) || ratio <= 0) return RowVerdict::invalid;
+    if (ratio - tolerance > 1) return RowVerdict::regression;
+    if (ratio + tolerance < 1) return RowVerdict::improvement;
+    return RowVerdict::invariant;
 }
 
 // The override of the group: exact first, else the longest prefix key.
@@ -118,11 +123,6 @@ std::set<std::string> keys_of(const Map& a, const Map& b) {
     for (const auto& [k, v] : a) keys.insert(k);
     for (const auto& [k, v] : b) keys.insert(k);
     return keys;
-}
-
-bool reported_only(const Tolerances& t, const std::string& variant_or_group) {
-    return std::any_of(t.reported_only.begin(), t.reported_only.end(),
-                       [&](const std::string& key) { return names_group(key, variant_or_group); });
 }
 
 void report_without_verdict(Row& row, const std::string& why) {

@@ -91,6 +91,12 @@ struct Tolerances {
     std::map<std::string, double> instruction_limits;  // absolute: per-operation counts, by id
 };
 
+// Whether a tolerance key names `group` (judge.cpp: exactly, every group under
+// it when it ends in '/', or by '*' standing for one path segment).
+bool names_group(const std::string& key, const std::string& group);
+// Whether a variant or group is reported, not judged (a key of t.reported_only names it).
+bool reported_only(const Tolerances& t, const std::string& variant_or_group);
+
 // The ranges every reader checks (a value outside is bad input, exit 2): no
 // stored number can mask every regression (min_ns 1e308) or be a subnormal.
 namespace ranges {

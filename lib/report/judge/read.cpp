@@ -363,6 +363,14 @@ Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) 
         }
     t.reported_only = in.strings_or("reported_only");
     t.machine_controls = in.strings_or("machine_controls");
+    // A control is code this project does not change: judged too, a slower peer
+    // would fail its own rows and excuse the pool's in one run.
+    if (const auto controls = in.find("machine_controls"))
+        for (const In& control : controls->elements())
+            if (!reported_only(t, control.as_string()))
+                control.fail("\"" + control.as_string() +
+                             "\" is not in reported_only: a machine control is code this project does not change, "
+                             "reported, never judged");
     if (const auto limits = in.find("instruction_limits")) t.instruction_limits = numbers_of(*limits, ranges::limit);
     return t;
 }
