@@ -2,10 +2,10 @@
 // are exit 2 naming the field; results of several machines, each judged
 // against its own baseline; stored files found from any working directory.
 #include "cli_run.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -25,7 +25,7 @@ struct JudgeFiles {
 
 JudgeFiles valid_judge_files(const std::string& name) {
     JudgeFiles f;
-    f.dir = std::filesystem::temp_directory_path() / ("benchfp_hostile_" + std::to_string(getpid()) + "_" + name);
+    f.dir = benchfp::test::scratch_path("benchfp_cli_", "hostile_" + name);
     std::filesystem::create_directories(f.dir);
     f.current = {{"context", {{"benchfp_cpu", "Test CPU"}, {"benchfp_isa", "avx2"}, {"benchfp_cores", "2"}}},
                  {"benchmarks",
@@ -245,7 +245,7 @@ TEST(CliJudge, JudgesFromAnyWorkingDirectory) {
                               {"benchmarks", nlohmann::json::array()}};
     for (const auto& [name, b] : doc["benchmarks"].items())
         current["benchmarks"].push_back({{"name", name}, {"real_time", b["min_ns"]}, {"time_unit", "ns"}});
-    const auto dir = std::filesystem::temp_directory_path() / ("benchfp_elsewhere_" + std::to_string(getpid()));
+    const std::filesystem::path dir = benchfp::test::scratch_path("benchfp_cli_", "elsewhere");
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "current.json") << current.dump();
     const CommandRun run = run_shell("cd " + dir.string() + " && " + BENCHFP_BIN + " judge --current=current.json");

@@ -3,6 +3,7 @@
 // unless BENCHFP_REQUIRE_PERF=1 (CI), where that is a failure.
 #include "cli_run.hpp"
 #include "jit/isa.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -57,7 +58,7 @@ TEST(CliBadInput, AnUnknownEventStopsTheRunBeforeItsFirstCase) {
 }
 
 TEST(CliBadInput, MalformedBatchLine) {
-    const auto path = std::filesystem::temp_directory_path() / ("benchfp_bad_batch_" + std::to_string(getpid()));
+    const std::filesystem::path path = benchfp::test::scratch_path("benchfp_cli_", "bad_batch");
     std::ofstream(path) << "--frame=frame 64\n--frame=frame --alg=relu 64 --isa\n";
     expect_usage_error("kernel --batch=" + path.string(), path.string() + ":2");
     std::filesystem::remove(path);
@@ -137,7 +138,7 @@ TEST(Cli, TooFewSamplesIsInconclusiveNotPassed) {
 }
 
 TEST(Cli, JsonRecordsEveryCase) {
-    const auto path = std::filesystem::temp_directory_path() / ("benchfp_results_" + std::to_string(getpid()) + ".json");
+    const std::filesystem::path path = benchfp::test::scratch_path("benchfp_cli_", "results.json");
     const CommandRun run = run_benchfp("kernel --mode=unwind --duration-ms=200 --frame=clobber --expect=broken --json=" +
                             path.string() + " 262144");
     SKIP_OR_FAIL_WITHOUT_PERF(run);
@@ -214,7 +215,7 @@ TEST(CliPerf, PoliciesRunSideBySideWithRatios) {
 // Every perf line carries the paired frame cost with its interval (none on the
 // reference policy's own line) and the A/A control; --json has them as numbers.
 TEST(CliPerf, PairedFrameCostAndAAControl) {
-    const auto path = std::filesystem::temp_directory_path() / ("benchfp_paired_" + std::to_string(getpid()) + ".json");
+    const std::filesystem::path path = benchfp::test::scratch_path("benchfp_cli_", "paired.json");
     const CommandRun run = run_benchfp("kernel --mode=perf --kernel=eltwise --frame=clobber,preserve,frame "
                                        "--max-ms-per-prb=50 --json=" + path.string() + " 65536");
     ASSERT_EQ(run.status, 0) << run.output;
@@ -340,7 +341,7 @@ double value_total(const std::string& decoded, size_t i) {
 }
 
 TEST_P(CliAllocProfile, WritesADecodablePprofWithTheFourSampleTypes) {
-    const auto dir = std::filesystem::temp_directory_path() / ("benchfp_alloc_" + std::to_string(getpid()));
+    const std::filesystem::path dir = benchfp::test::scratch_path("benchfp_cli_", "alloc");
     std::filesystem::create_directories(dir);
     const std::string out = (dir / (GetParam() + ".pb.gz")).string();
     const CommandRun run = run_benchfp("alloc profile --workload=" + GetParam() + " --sample-bytes=65536 --out=" + out +
@@ -395,7 +396,7 @@ TEST(CliBadInput, ConflictingSamplingOptions) {
 // baseline is exit 2, the baseline judged against itself passes the tolerance
 // rows, and a run with a slower benchmark fails with that row marked.
 TEST(CliJudge, CorruptBaselineIsBadInputNeverAPass) {
-    const auto path = std::filesystem::temp_directory_path() / ("benchfp_corrupt_" + std::to_string(getpid()) + ".json");
+    const std::filesystem::path path = benchfp::test::scratch_path("benchfp_cli_", "corrupt.json");
     std::ofstream(path) << "{\"schema\": \"benchfp.baseline/1\", \"benchm";
     expect_usage_error("judge --current=" + stored_alloc_baseline + " --baseline=" + path.string() +
                            " --report=/tmp/benchfp_judge_report",
@@ -420,9 +421,9 @@ TEST(CliJudge, ASlowerBenchmarkFailsTheGateWithItsRowMarked) {
                                          {"time_unit", "ns"},
                                          {"bytes_per_iteration", b["bytes_per_iteration"]}});
     }
-    const auto path = std::filesystem::temp_directory_path() / ("benchfp_current_" + std::to_string(getpid()) + ".json");
+    const std::filesystem::path path = benchfp::test::scratch_path("benchfp_cli_", "current.json");
     std::ofstream(path) << current.dump();
-    const auto report = std::filesystem::temp_directory_path() / ("benchfp_report_" + std::to_string(getpid()));
+    const std::filesystem::path report = benchfp::test::scratch_path("benchfp_cli_", "report");
     const CommandRun run = run_benchfp("judge --current=" + path.string() + " --report=" + report.string());
     EXPECT_EQ(run.status, 1) << run.output;
     // The group's tolerance in results/tolerances.json (0.5) is under 100%.

@@ -3,6 +3,7 @@
 #include "kernel/isa_tally.hpp"
 #include "kernel/kernel_cases.hpp"
 #include "usage_error.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,14 +17,6 @@ namespace {
 
 class CasesTest : public testing::Test {
 protected:
-    void SetUp() override {
-        dir_ = std::filesystem::temp_directory_path() /
-               ("benchfp_cases_" + std::to_string(getpid()) + "_" +
-                testing::UnitTest::GetInstance()->current_test_info()->name());
-        std::filesystem::create_directories(dir_);
-    }
-    void TearDown() override { std::filesystem::remove_all(dir_); }
-
     std::string write(const std::string& name, const std::string& text) {
         const auto path = dir_ / name;
         std::ofstream(path) << text;
@@ -39,7 +32,9 @@ protected:
         return "no error";
     }
 
-    std::filesystem::path dir_;
+    // Empty at each test's start, removed at its end (a fixture per test).
+    benchfp::test::ScratchDir scratch_{"benchfp_cases_"};
+    const std::filesystem::path& dir_ = scratch_.path();
 };
 
 CaseOptions with_problem(std::string problem) {

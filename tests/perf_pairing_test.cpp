@@ -3,6 +3,7 @@
 // judge turns an interval into a verdict against a limit.
 #include "kernel/perf_measure.hpp"
 #include "report/judge.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -262,7 +263,7 @@ std::filesystem::path write_paired_run(const std::string& aa) {
                "\"frame\": \"" + frame + "\", \"mode\": \"perf\", \"problem\": \"1048576\"}, \"perf\": {\"min_ms\": 2" +
                paired + ", \"aa\": " + aa + "}}";
     };
-    const auto path = std::filesystem::temp_directory_path() / ("benchfp_pairing_" + std::to_string(getpid()) + ".json");
+    const std::filesystem::path path = benchfp::test::scratch_path("benchfp_pairing_", "pairing.json");
     std::ofstream(path) << "{\"benchfp\": {\"schema\": \"benchfp.results/1\"}, \"host\": {\"cpu\": \"cpu\", \"isa\": "
                            "\"avx512\", \"cores\": 2}, \"cases\": [" + kase("clobber", "") + ", " +
                                kase("frame", ", \"paired\": {\"reference\": \"clobber\", \"ratio\": 1.0021, \"lo\": "

@@ -1,5 +1,6 @@
 // report::write_file: the atomic writer every result, baseline and report goes through.
 #include "report/file.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -15,10 +16,10 @@ using benchfp::report::write_file;
 
 namespace {
 
+// A directory of its own per test, empty at its start, removed at its end.
 struct TempDir {
-    fs::path path = fs::temp_directory_path() / ("benchfp-file-test-" + std::to_string(::getpid()));
-    TempDir() { fs::create_directories(path); }
-    ~TempDir() { fs::remove_all(path); }
+    benchfp::test::ScratchDir scratch{"benchfp_file_test_"};
+    const fs::path& path = scratch.path();
 };
 
 std::string read(const fs::path& p) {
