@@ -223,6 +223,14 @@ TEST(Judge, ReportedOnlyVariantsNeverRegress) {
     cur_ratios.ratios["unsteady: off / co"] = 2.0;
     base_ratios.ratios["unsteady: off / co"] = 1.0;
     EXPECT_EQ(row(judge(cur_ratios, base_ratios, t), "unsteady: off / co", "ratio").verdict, RowVerdict::not_judged);
+    // A ratio rule named there: its rows are reported in every group, others' judged.
+    t.ratio_rules = {{"off / glibc", "off", "glibc", 0, {}}, {"off / co", "off", "co", 0, {}}};
+    t.reported_only.push_back("off / glibc");
+    cur_ratios.ratios["g: off / glibc"] = 2.0, base_ratios.ratios["g: off / glibc"] = 1.0;
+    cur_ratios.ratios["g: off / co"] = 2.0, base_ratios.ratios["g: off / co"] = 1.0;
+    const Judgement by_rule = judge(cur_ratios, base_ratios, t);
+    EXPECT_EQ(row(by_rule, "g: off / glibc", "ratio").verdict, RowVerdict::not_judged);
+    EXPECT_EQ(row(by_rule, "g: off / co", "ratio").verdict, RowVerdict::regression);
     EXPECT_EQ(row(j, "g/glibc", "memory").verdict, RowVerdict::not_judged);
     EXPECT_EQ(row(j, "g/off", "time").verdict, RowVerdict::regression);
     EXPECT_TRUE(j.failed());

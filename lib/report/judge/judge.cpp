@@ -309,7 +309,7 @@ void judge_ratios(Judgement& j, const RunResults& current, const RunResults& bas
                 row.note = "no interval (too few pairs): not judged against the limit " + fixed(limit);
             }
         }
-        if (reported_only(t, group))
+        if (reported_only(t, group) || (rule && reported_only(t, rule->name)))
             report_without_verdict(j.rows.back(), "reported, not judged (results/tolerances.json: reported_only)");
     }
 }

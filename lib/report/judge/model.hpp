@@ -81,7 +81,9 @@ struct Tolerances {
     std::map<std::string, double> time_by_group, memory_by_group;  // overrides
     // Variants or groups whose own time and memory are reported, not judged:
     // the peer allocators, whose changes are not this project's (their ratios
-    // to the pool gate), and groups too unsteady on the machine to judge.
+    // to the pool gate), and groups too unsteady on the machine to judge; and
+    // ratio rules, by name, whose rows are reported only (the pool over each
+    // peer on every workload: a peer's own speed moves between processes).
     std::vector<std::string> reported_only;
     // Variants whose code this project does not change (the peer allocators):
     // their times over their baselines in one run are the machine's move
