@@ -18,7 +18,7 @@ namespace {
 class CasesTest : public testing::Test {
 protected:
     std::string write(const std::string& name, const std::string& text) {
-        const auto path = dir_ / name;
+        const auto path = dir_.path() / name;
         std::ofstream(path) << text;
         return path.string();
     }
@@ -33,8 +33,7 @@ protected:
     }
 
     // Empty at each test's start, removed at its end (a fixture per test).
-    benchfp::test::ScratchDir scratch_{"benchfp_cases_"};
-    const std::filesystem::path& dir_ = scratch_.path();
+    benchfp::test::ScratchDir dir_{"benchfp_cases_"};
 };
 
 CaseOptions with_problem(std::string problem) {
@@ -140,15 +139,15 @@ TEST_F(CasesTest, MalformedBatchLineNamesFileLineAndToken) {
     EXPECT_NE(usage_error_of(cli).find("long_line:1: a line of 1048593 bytes; the most is 1048576"), std::string::npos)
         << usage_error_of(cli);
 
-    cli.batches = {(dir_ / "missing").string()};
+    cli.batches = {(dir_.path() / "missing").string()};
     EXPECT_NE(usage_error_of(cli).find("cannot open batch file"), std::string::npos);
     EXPECT_NE(usage_error_of(cli).find(": not found here or in the source tree"), std::string::npos);
-    cli.batches = {dir_.string()};  // why, not only that
+    cli.batches = {dir_.path().string()};  // why, not only that
     EXPECT_NE(usage_error_of(cli).find(": not a regular file"), std::string::npos) << usage_error_of(cli);
     cli.batches = {"cases/gemm"};  // a directory of the source tree: judged there
     EXPECT_NE(usage_error_of(cli).find("'cases/gemm': not a regular file"), std::string::npos) << usage_error_of(cli);
 
-    cli.batches = {write("loop", "--batch=" + (dir_ / "loop").string() + "\n")};
+    cli.batches = {write("loop", "--batch=" + (dir_.path() / "loop").string() + "\n")};
     EXPECT_NE(usage_error_of(cli).find("nested"), std::string::npos);
 }
 

@@ -16,12 +16,6 @@ using benchfp::report::write_file;
 
 namespace {
 
-// A directory of its own per test, empty at its start, removed at its end.
-struct TempDir {
-    benchfp::test::ScratchDir scratch{"benchfp_file_test_"};
-    const fs::path& path = scratch.path();
-};
-
 std::string read(const fs::path& p) {
     std::ifstream in(p);
     std::stringstream s;
@@ -40,46 +34,46 @@ size_t entries(const fs::path& dir) { return static_cast<size_t>(std::distance(f
 }  // namespace
 
 TEST(ReportFile, NewFileGetsTheUmaskModeAndNoTemporaryStays) {
-    TempDir dir;
+    const benchfp::test::ScratchDir dir("benchfp_file_test_");  // empty at the test's start, removed at its end
     const mode_t mask = ::umask(022);
-    write_file(dir.path / "a.json", "{}\n");
+    write_file(dir.path() / "a.json", "{}\n");
     ::umask(mask);
-    EXPECT_EQ(read(dir.path / "a.json"), "{}\n");
-    EXPECT_EQ(mode_of(dir.path / "a.json"), 0644u);
-    EXPECT_EQ(entries(dir.path), 1u);
+    EXPECT_EQ(read(dir.path() / "a.json"), "{}\n");
+    EXPECT_EQ(mode_of(dir.path() / "a.json"), 0644u);
+    EXPECT_EQ(entries(dir.path()), 1u);
 }
 
 TEST(ReportFile, ReplacedFileKeepsItsMode) {
-    TempDir dir;
-    write_file(dir.path / "a", "old");
-    ASSERT_EQ(::chmod((dir.path / "a").c_str(), 0640), 0);
-    write_file(dir.path / "a", "new");
-    EXPECT_EQ(read(dir.path / "a"), "new");
-    EXPECT_EQ(mode_of(dir.path / "a"), 0640u);
+    const benchfp::test::ScratchDir dir("benchfp_file_test_");  // empty at the test's start, removed at its end
+    write_file(dir.path() / "a", "old");
+    ASSERT_EQ(::chmod((dir.path() / "a").c_str(), 0640), 0);
+    write_file(dir.path() / "a", "new");
+    EXPECT_EQ(read(dir.path() / "a"), "new");
+    EXPECT_EQ(mode_of(dir.path() / "a"), 0640u);
 }
 
 TEST(ReportFile, SymbolicLinkIsWrittenThroughAndStaysALink) {
-    TempDir dir;
-    write_file(dir.path / "target", "old");
-    fs::create_symlink("target", dir.path / "link");
-    write_file(dir.path / "link", "new");
-    EXPECT_TRUE(fs::is_symlink(dir.path / "link"));
-    EXPECT_EQ(read(dir.path / "target"), "new");
-    EXPECT_EQ(entries(dir.path), 2u);
+    const benchfp::test::ScratchDir dir("benchfp_file_test_");  // empty at the test's start, removed at its end
+    write_file(dir.path() / "target", "old");
+    fs::create_symlink("target", dir.path() / "link");
+    write_file(dir.path() / "link", "new");
+    EXPECT_TRUE(fs::is_symlink(dir.path() / "link"));
+    EXPECT_EQ(read(dir.path() / "target"), "new");
+    EXPECT_EQ(entries(dir.path()), 2u);
 }
 
 TEST(ReportFile, DanglingLinkAndDirectoryAreErrorsNamingThePath) {
-    TempDir dir;
-    fs::create_symlink("nowhere/x", dir.path / "dangling");
+    const benchfp::test::ScratchDir dir("benchfp_file_test_");  // empty at the test's start, removed at its end
+    fs::create_symlink("nowhere/x", dir.path() / "dangling");
     try {
-        write_file(dir.path / "dangling", "x");
+        write_file(dir.path() / "dangling", "x");
         FAIL() << "a dangling link was written";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("dangling"), std::string::npos) << e.what();
     }
-    EXPECT_THROW(write_file(dir.path.string(), "x"), std::runtime_error);
-    EXPECT_THROW(write_file((dir.path / "no-such-dir" / "x").string(), "x"), std::runtime_error);
-    EXPECT_EQ(entries(dir.path), 1u);
+    EXPECT_THROW(write_file(dir.path().string(), "x"), std::runtime_error);
+    EXPECT_THROW(write_file((dir.path() / "no-such-dir" / "x").string(), "x"), std::runtime_error);
+    EXPECT_EQ(entries(dir.path()), 1u);
 }
 
 TEST(ReportFile, DevicesAreWrittenInPlaceWithErrorsChecked) {
@@ -89,43 +83,43 @@ TEST(ReportFile, DevicesAreWrittenInPlaceWithErrorsChecked) {
 }
 
 TEST(ReportFile, AFifoWithNoReaderIsAnErrorNotAHang) {
-    TempDir dir;
-    const fs::path fifo = dir.path / "fifo";
+    const benchfp::test::ScratchDir dir("benchfp_file_test_");  // empty at the test's start, removed at its end
+    const fs::path fifo = dir.path() / "fifo";
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     EXPECT_THROW(write_file(fifo.string(), "x"), std::runtime_error);
 }
 
 TEST(ReportFile, AFileSetIsWrittenWholeOrNotAtAll) {
-    TempDir dir;
-    fs::create_directories(dir.path / "a");
-    fs::create_directories(dir.path / "b");
-    write_file(dir.path / "a" / "one", "old one");
-    write_file(dir.path / "b" / "two", "old two");
+    const benchfp::test::ScratchDir dir("benchfp_file_test_");  // empty at the test's start, removed at its end
+    fs::create_directories(dir.path() / "a");
+    fs::create_directories(dir.path() / "b");
+    write_file(dir.path() / "a" / "one", "old one");
+    write_file(dir.path() / "b" / "two", "old two");
     // The third file's write fails (/dev/full) after the first two temporaries are written.
-    EXPECT_THROW(benchfp::report::write_files({{(dir.path / "a" / "one").string(), "new one"},
-                                               {(dir.path / "b" / "two").string(), "new two"},
+    EXPECT_THROW(benchfp::report::write_files({{(dir.path() / "a" / "one").string(), "new one"},
+                                               {(dir.path() / "b" / "two").string(), "new two"},
                                                {"/dev/full", "x"}}),
                  std::runtime_error);
-    EXPECT_EQ(read(dir.path / "a" / "one"), "old one");
-    EXPECT_EQ(read(dir.path / "b" / "two"), "old two");
-    EXPECT_EQ(entries(dir.path / "a"), 1u);  // no temporary stays
-    EXPECT_EQ(entries(dir.path / "b"), 1u);
+    EXPECT_EQ(read(dir.path() / "a" / "one"), "old one");
+    EXPECT_EQ(read(dir.path() / "b" / "two"), "old two");
+    EXPECT_EQ(entries(dir.path() / "a"), 1u);  // no temporary stays
+    EXPECT_EQ(entries(dir.path() / "b"), 1u);
     // A file whose directory is missing: the same.
-    EXPECT_THROW(benchfp::report::write_files({{(dir.path / "a" / "one").string(), "new one"},
-                                               {(dir.path / "no-such-dir" / "x").string(), "x"}}),
+    EXPECT_THROW(benchfp::report::write_files({{(dir.path() / "a" / "one").string(), "new one"},
+                                               {(dir.path() / "no-such-dir" / "x").string(), "x"}}),
                  std::runtime_error);
-    EXPECT_EQ(read(dir.path / "a" / "one"), "old one");
-    EXPECT_EQ(entries(dir.path / "a"), 1u);
+    EXPECT_EQ(read(dir.path() / "a" / "one"), "old one");
+    EXPECT_EQ(entries(dir.path() / "a"), 1u);
     benchfp::report::write_files(
-        {{(dir.path / "a" / "one").string(), "new one"}, {(dir.path / "b" / "two").string(), "new two"}});
-    EXPECT_EQ(read(dir.path / "a" / "one"), "new one");
-    EXPECT_EQ(read(dir.path / "b" / "two"), "new two");
+        {{(dir.path() / "a" / "one").string(), "new one"}, {(dir.path() / "b" / "two").string(), "new two"}});
+    EXPECT_EQ(read(dir.path() / "a" / "one"), "new one");
+    EXPECT_EQ(read(dir.path() / "b" / "two"), "new two");
 }
 
 TEST(ReportFile, CheckWritableAsksTheFileSystemNotTheModeBits) {
-    TempDir dir;
-    EXPECT_NO_THROW(benchfp::report::check_writable((dir.path / "new.json").string()));
-    EXPECT_EQ(entries(dir.path), 0u);  // the probe is removed
+    const benchfp::test::ScratchDir dir("benchfp_file_test_");  // empty at the test's start, removed at its end
+    EXPECT_NO_THROW(benchfp::report::check_writable((dir.path() / "new.json").string()));
+    EXPECT_EQ(entries(dir.path()), 0u);  // the probe is removed
     // sysfs takes no new file even from root, whom access() lets through.
     if (fs::is_directory("/sys/kernel")) {
         try {
@@ -143,8 +137,8 @@ TEST(ReportFile, CheckWritableAsksTheFileSystemNotTheModeBits) {
 TEST(ReportFile, DirectoriesMadeAreTakenBackAndNothingElse) {
     using benchfp::report::make_directories;
     using benchfp::report::remove_made_directories;
-    TempDir dir;
-    const fs::path there = dir.path / "there";
+    const benchfp::test::ScratchDir dir("benchfp_file_test_");  // empty at the test's start, removed at its end
+    const fs::path there = dir.path() / "there";
     fs::create_directories(there);
     // A trailing slash, and a ".." through a directory the call itself makes.
     for (const std::string& asked : {(there / "a/b/").string(), (there / "n/../e/sub").string()}) {
@@ -157,8 +151,8 @@ TEST(ReportFile, DirectoriesMadeAreTakenBackAndNothingElse) {
     EXPECT_TRUE(fs::is_directory(there));
     EXPECT_TRUE(make_directories(there.string(), "test").empty());  // there already: nothing made
     // A dangling link where the directory would go: an error, and the link stays.
-    const fs::path link = dir.path / "dangling";
-    fs::create_symlink(dir.path / "nowhere", link);
+    const fs::path link = dir.path() / "dangling";
+    fs::create_symlink(dir.path() / "nowhere", link);
     EXPECT_THROW(make_directories(link.string(), "test"), std::runtime_error);
     EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
     // A directory that came to hold a file stays, and so do its parents.
