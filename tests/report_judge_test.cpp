@@ -585,14 +585,25 @@ TEST(Judge, ATimeTheMachinesMoveExcusedIsJudgedByItsReRun) {
     confirm(j, judge(with_peers({{"alloc/a/off", 101}}, 100), base, t));
     EXPECT_EQ(row(j, "alloc/a/off", "time").verdict, RowVerdict::unconfirmed);
     EXPECT_FALSE(j.failed());
-    // A re-run in which the machine moved again leaves the row unresolved, and says so.
-    Judgement again = excused;
-    confirm(again, judge(with_peers({{"alloc/a/off", 160}}, 150), base, t));
-    EXPECT_EQ(row(again, "alloc/a/off", "time").verdict, RowVerdict::unresolved);
-    EXPECT_NE(row(again, "alloc/a/off", "time").note.find("unresolved again in a re-run: 1.600 x the baseline"),
-              std::string::npos)
-        << row(again, "alloc/a/off", "time").note;
-    EXPECT_FALSE(again.failed());
+    // A re-run that leaves the row unresolved, and says why.
+    const auto expect_still_unresolved = [&](const RunResults& rerun, ConfirmRound round, const std::string& why) {
+        Judgement still = excused;
+        confirm(still, judge(rerun, base, t), round);
+        const Row& r = row(still, "alloc/a/off", "time");
+        EXPECT_EQ(r.verdict, RowVerdict::unresolved) << why;
+        EXPECT_NE(r.note.find(why), std::string::npos) << r.note;
+        EXPECT_FALSE(still.failed()) << why;
+    };
+    // The machine moved again.
+    expect_still_unresolved(with_peers({{"alloc/a/off", 160}}, 150), ConfirmRound::first,
+                            "unresolved again in a re-run: 1.600 x the baseline");
+    // Failing in the last round's re-run: no round after it to show it again.
+    expect_still_unresolved(with_peers({{"alloc/a/off", 149}}, 100), ConfirmRound::last,
+                            "1.490 x the baseline in the last re-run, with no round after");
+    // Failing in a re-run with too few peers to measure the machine by (the
+    // jemalloc process is not re-run): its judgement could excuse nothing.
+    expect_still_unresolved(run({{"alloc/a/off", 149}, {"alloc/a/glibc", 100}, {"alloc/a/mimalloc", 100}}),
+                            ConfirmRound::first, "in a re-run with too few peers to measure the machine by (3 needed)");
 }
 
 // Issue 14: the pool's resident bytes per live object over mimalloc's, both

@@ -25,10 +25,11 @@ void JudgeOptions::add_to(CLI::App& app) {
         ->required();
     app.add_option("--confirm", confirm,
                    "a re-run of the benchmarks that failed in --current (same kinds, new processes): a time or "
-                   "in-run ratio that failed fails the judgement only if it fails here too; repeatable");
+                   "in-run ratio that failed fails the judgement only if it fails here too; a time the machine's "
+                   "move excused (unresolved) is judged by it, a regression if it fails here; repeatable");
     app.add_option("--confirm-again", confirm_again,
                    "a second round of re-runs (new processes again) of what still failed after --confirm: a failure "
-                   "must fail here too; repeatable");
+                   "must fail here too; an excused time failing only here stays unresolved; repeatable");
     CLI::Option* other_runs = app.add_option("--baseline-runs", baseline_runs,
                    "the other build's runs (same kinds), judged against instead of a stored baseline (scripts/vs.sh)");
     CLI::Option* stored = app.add_option("--baselines", baselines_dir,
@@ -298,7 +299,8 @@ int judge(const JudgeOptions& o) {
         for (const auto* round : {&reruns, &reruns_again}) {
             const auto rerun = round->find(report::run_machine_key(m.fingerprint));
             if (rerun == round->end()) continue;
-            report::confirm(j, judged(rerun->second));
+            report::confirm(j, judged(rerun->second),
+                            round == &reruns_again ? report::ConfirmRound::last : report::ConfirmRound::first);
             rerun_sources += (rerun_sources.empty() ? "" : "; then ") + rerun->second.source;
         }
         const std::string where = baselines->where(m.fingerprint);

@@ -268,6 +268,7 @@ std::map<std::string, MachineMove> machine_moves(const Judgement& j, const Toler
 void within_machine_move(Judgement& j, const Tolerances& t) {
     if (!j.same_machine) return;  // times are not judged across machines
     const std::map<std::string, MachineMove> moves = machine_moves(j, t);
+    for (const auto& [family, move] : moves) j.machine_measured.insert(family);
     for (Row& row : j.rows) {
         if (row.kind != "time" || row.verdict != RowVerdict::regression) continue;
         const MachineMove* move = find_in(moves, family_of(split_benchmark_name(row.id).first));
@@ -434,11 +435,21 @@ const Row* measured_again(const Row& row, const Judgement& rerun) {
 // the only unresolved time rows: times have no absolute limit), re-run in a
 // new process: failing there, it is a regression the next round must confirm
 // as any other; within there, not the build's (unconfirmed); unresolved there
-// too (the machine moved again), or not re-run, it stays unresolved.
-void resolve_excused(Row& row, const Row* again) {
+// too (the machine moved again), or not re-run, it stays unresolved. Failing
+// where nothing can show it again (the last round), or where the re-run could
+// not have excused it (its family's peers too few there to measure the
+// machine), it stays unresolved too: one failing process is not a regression.
+void resolve_excused(Row& row, const Row* again, const Judgement& rerun, ConfirmRound round) {
     if (!again) return append_note(row, "not re-run");
     if (again->verdict == RowVerdict::unresolved)
         return append_note(row, "unresolved again in a re-run: " + measured(*again));
+    if (again->fails()) {
+        if (round == ConfirmRound::last)
+            return append_note(row, measured(*again) + " in the last re-run, with no round after it to show it again");
+        if (!rerun.machine_measured.count(family_of(split_benchmark_name(row.id).first)))
+            return append_note(row, measured(*again) + " in a re-run with too few peers to measure the machine by (" +
+                                        std::to_string(min_machine_controls) + " needed)");
+    }
     const std::string run_text = measured(row) + " in the run (excused there: " + row.note + "), ";
     if (again->fails()) {
         row.verdict = RowVerdict::regression;
@@ -453,10 +464,10 @@ bool excused_by_the_machine(const Row& row) { return row.kind == "time" && row.v
 
 }  // namespace
 
-void confirm(Judgement& run, const Judgement& rerun) {
+void confirm(Judgement& run, const Judgement& rerun, ConfirmRound round) {
     for (Row& row : run.rows) {
         if (excused_by_the_machine(row)) {
-            resolve_excused(row, measured_again(row, rerun));
+            resolve_excused(row, measured_again(row, rerun), rerun, round);
             continue;
         }
         const bool measured_failure = row.verdict == RowVerdict::regression || row.verdict == RowVerdict::over_limit;

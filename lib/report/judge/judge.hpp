@@ -17,6 +17,7 @@
 #include "report/judge/model.hpp"
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,9 @@ struct Judgement {
     int over_limit = 0, missing = 0, invalid = 0;  // rows over their absolute limit (regressions too), missing, invalid
     int unconfirmed = 0;  // failures a re-run did not reproduce (confirm())
     int unresolved = 0;   // values the run could not judge against their limit: said, not failed
+    // The families ("alloc") whose machine's move this run measured: enough
+    // peer allocators (machine controls) to excuse a time row by (judge.cpp).
+    std::set<std::string> machine_measured;
     bool failed() const;  // any regression, over_limit, missing or invalid row
 };
 
@@ -82,9 +86,13 @@ Judgement judge_limits_only(const RunResults& current, const Tolerances& toleran
 // row the machine's move left unresolved in the run is judged by its re-run:
 // failing there, a regression (which the next round, --confirm-again, must show
 // again as any failure); passing there, unconfirmed; unresolved there again, or
-// absent, unresolved still. Rows the run passed are
+// absent, unresolved still. Where it fails in the last round's re-run (no
+// round after it to show it again), or in a re-run that measured no machine's
+// move for its family (too few peers ran there to excuse anything), it is
+// unresolved still too: a failure must show twice. Rows the run passed are
 // not re-judged (a re-run is a second chance for a failure, never for a pass),
 // and deterministic rows (memory, instruction counts) need no second run.
-void confirm(Judgement& run, const Judgement& rerun);
+enum class ConfirmRound { first, last };
+void confirm(Judgement& run, const Judgement& rerun, ConfirmRound round = ConfirmRound::first);
 
 }  // namespace benchfp::report
