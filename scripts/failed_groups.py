@@ -32,6 +32,10 @@ def main(path):
         rows = [r for m in report["machines"] for r in m["rows"]]
         if not all(isinstance(r, dict) for r in rows):
             raise ValueError("a row is not a JSON object")
+        for r in rows:  # compared with strings below: another type would raise there
+            for key in ("kind", "verdict"):
+                if not isinstance(r.get(key, ""), str):
+                    raise ValueError(f"row {r.get('id', '?')!r}: its {key} is not a string")
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"failed_groups.py: {path}: cannot read the judgement: {e}", file=sys.stderr)
         return 2

@@ -181,6 +181,12 @@ TEST(CliGateTools, FailedGroupsNamesFailuresAndExcusedTimesOnly) {
     EXPECT_EQ(not_rows.status, 2) << not_rows.output;
     EXPECT_NE(not_rows.output.find("cannot read the judgement"), std::string::npos) << not_rows.output;
     EXPECT_EQ(not_rows.output.find("Traceback"), std::string::npos) << not_rows.output;
+    nlohmann::json listed_verdict = row("alloc/arrays", "time", "unresolved");
+    listed_verdict["verdict"] = nlohmann::json::array({"regression"});
+    const CommandRun odd = report_of(nlohmann::json::array({listed_verdict}));
+    EXPECT_EQ(odd.status, 2) << odd.output;
+    EXPECT_NE(odd.output.find("row 'alloc/arrays/v': its verdict is not a string"), std::string::npos) << odd.output;
+    EXPECT_EQ(odd.output.find("Traceback"), std::string::npos) << odd.output;
 }
 
 }  // namespace
