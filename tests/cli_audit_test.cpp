@@ -84,9 +84,8 @@ TEST(CliAudit, NamesJitCodeFromThePerfMapWhenTheProcessWritesOne) {
                                        " kernel --jit-profile=map --kernel=eltwise --alg=relu --frame=frame"
                                        " --mode=unwind --duration-ms=3000 262144");
     // The child's map outlives it, for perf report (README): the test removes it.
-    std::smatch pid;
-    if (std::regex_search(run.output, pid, std::regex("# benchfp audit of pid ([0-9]+)")))
-        std::filesystem::remove("/tmp/perf-" + pid[1].str() + ".map");
+    if (const std::string pid = pid_after(run.output, "# benchfp audit of pid "); !pid.empty())
+        std::filesystem::remove(perf_map_of(pid));
     SKIP_OR_FAIL_WITHOUT_PERF(run);
     EXPECT_EQ(run.status, 0) << run.output;
     for (const char* text : {"eltwise_relu_", "_frame (0x"})

@@ -330,17 +330,16 @@ TEST(CliBadInput, AJitProfileThatCannotBeWrittenIsBadInput) {
                                      " --jit-profile=map,jitdump 64'");
     expect_run(run, 2, {"--jit-profile: cannot write /tmp/jit-", "File exists"});
     EXPECT_EQ(run.output.find("PASSED"), std::string::npos) << run.output;
-    const size_t at = run.output.find("pid=");
-    ASSERT_NE(at, std::string::npos) << run.output;
-    const std::string pid = std::to_string(std::stol(run.output.substr(at + 4)));
-    EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status("/tmp/perf-" + pid + ".map")));
+    const std::string pid = pid_after(run.output, "pid=");
+    ASSERT_FALSE(pid.empty()) << run.output;
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(perf_map_of(pid))));
     std::filesystem::remove("/tmp/jit-" + pid + ".dump");
     const CommandRun stale = run_shell("sh -c 'echo pid=$$; echo stale > /tmp/perf-$$.map && exec " + run_kernel +
                                        " --jit-profile=map 64'");
     expect_run(stale, 0, {"PASSED"});
-    const size_t stale_at = stale.output.find("pid=");
-    ASSERT_NE(stale_at, std::string::npos) << stale.output;
-    const std::string map = "/tmp/perf-" + std::to_string(std::stol(stale.output.substr(stale_at + 4))) + ".map";
+    const std::string stale_pid = pid_after(stale.output, "pid=");
+    ASSERT_FALSE(stale_pid.empty()) << stale.output;
+    const std::string map = perf_map_of(stale_pid);
     std::ifstream written(map);
     const std::string text((std::istreambuf_iterator<char>(written)), {});
     EXPECT_EQ(text.find("stale"), std::string::npos) << text;

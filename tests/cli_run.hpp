@@ -38,6 +38,20 @@ inline CommandRun run_benchfp(const std::string& args, const std::string& env = 
     return run_shell(env + " " + BENCHFP_BIN + " " + args);
 }
 
+// The digits a command printed right after `label` (the pid of `sh -c 'echo
+// pid=$$; exec ...'`, or of benchfp audit's "# benchfp audit of pid "), or ""
+// when its output has none.
+inline std::string pid_after(const std::string& output, const std::string& label) {
+    const size_t at = output.find(label);
+    if (at == std::string::npos) return "";
+    const size_t start = at + label.size();
+    return output.substr(start, output.find_first_not_of("0123456789", start) - start);
+}
+
+// Where a process's JIT symbols are for perf (its /tmp/perf-PID.map convention).
+// The map outlives the process, for perf report: a test that makes one removes it.
+inline std::string perf_map_of(const std::string& pid) { return "/tmp/perf-" + pid + ".map"; }
+
 inline bool perf_required() {
     const char* value = std::getenv("BENCHFP_REQUIRE_PERF");
     return value && std::string(value) == "1";

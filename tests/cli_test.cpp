@@ -257,9 +257,9 @@ TEST(CliPerf, EveryTimedKernelIsBuiltAtFourPlacements) {
                                      " kernel --mode=perf --jit-profile=map --kernel=eltwise --alg=relu --isa=sse41"
                                      " --frame=clobber,frame --max-ms-per-prb=20 65536'");
     ASSERT_EQ(run.status, 0) << run.output;
-    std::smatch pid;
-    ASSERT_TRUE(std::regex_search(run.output, pid, std::regex("pid=([0-9]+)"))) << run.output;
-    const std::string map = "/tmp/perf-" + pid[1].str() + ".map";
+    const std::string pid = pid_after(run.output, "pid=");
+    ASSERT_FALSE(pid.empty()) << run.output;
+    const std::string map = perf_map_of(pid);
     std::ifstream in(map);
     ASSERT_TRUE(in) << map;
     std::map<std::string, std::set<std::string>> addresses;  // kernel name -> start addresses
@@ -399,7 +399,7 @@ TEST(CliJudge, CorruptBaselineIsBadInputNeverAPass) {
     const std::filesystem::path path = benchfp::test::scratch_path("benchfp_cli_", "corrupt.json");
     std::ofstream(path) << "{\"schema\": \"benchfp.baseline/1\", \"benchm";
     expect_usage_error("judge --current=" + stored_alloc_baseline + " --baseline=" + path.string() +
-                           " --report=/tmp/benchfp_judge_report",
+                           " --report=" + benchfp::test::scratch_path("benchfp_cli_", "judge_report"),
                        path.string() + ": baseline is not valid JSON");
     std::filesystem::remove(path);
 }

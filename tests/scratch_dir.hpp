@@ -16,6 +16,9 @@ class ScratchDir {
 public:
     explicit ScratchDir(const std::string& prefix)
         : path_(std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()))), owner_(::getpid()) {
+        // Empty at the start: a killed run of a process with the same pid may
+        // have left one.
+        std::filesystem::remove_all(path_);
         std::filesystem::create_directories(path_);
     }
     ~ScratchDir() {
