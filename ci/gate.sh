@@ -203,8 +203,12 @@ if ((update)); then
   exit "$status"
 fi
 judge_all() {  # judge_all [--confirm=FILE...]: the one report, of every run and case
+  # Its summary (judge.txt) as every report file is written: whole or not at all.
+  local status=0
   "$build/benchfp" judge "${currents[@]}" "${cases[@]}" "${untested_note[@]}" "$@" --baselines="$baselines" --suite=gate \
-    --report="$report" --commit="$commit" --triggered-by="ci/gate.sh $gate_args" > "$report/judge.txt"
+    --report="$report" --commit="$commit" --triggered-by="ci/gate.sh $gate_args" > "$report/judge.txt.tmp" || status=$?
+  mv "$report/judge.txt.tmp" "$report/judge.txt" || { echo "ci/gate.sh: cannot write $report/judge.txt" >&2; return 2; }
+  return "$status"
 }
 gate_args="$*"
 step "judging against this machine's baselines"
