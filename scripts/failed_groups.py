@@ -20,7 +20,9 @@ MEASURED_FAILURES = {"regression", "over limit"}
 
 
 def to_rerun(row):
-    """A measured failure, or a time the machine's move excused."""
+    """A measured failure, or a time the machine's move excused: the rows
+    confirm() judges again (judge.hpp, judged_again_by_a_rerun; the test
+    Judge.FailedGroupsReRunsWhatConfirmJudgesAgain holds the two together)."""
     kind, verdict = row.get("kind"), row.get("verdict")
     return (kind in ("time", "ratio") and verdict in MEASURED_FAILURES) or (kind == "time" and verdict == "unresolved")
 

@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <sstream>
 
 using namespace benchfp::report;
 
@@ -604,6 +607,44 @@ TEST(Judge, ATimeTheMachinesMoveExcusedIsJudgedByItsReRun) {
     // jemalloc process is not re-run): its judgement could excuse nothing.
     expect_still_unresolved(run({{"alloc/a/off", 149}, {"alloc/a/glibc", 100}, {"alloc/a/mimalloc", 100}}),
                             ConfirmRound::first, "in a re-run with too few peers to measure the machine by (3 needed)");
+}
+
+// What ci/gate.sh re-runs (scripts/failed_groups.py, reading the judge's
+// report.json) is what confirm() judges again by a re-run: were the script to
+// drift from the judge, a failure would stand "not re-run", or an excused time
+// stay unresolved unexamined, with no error. Every kind and verdict, one
+// workload each.
+TEST(Judge, FailedGroupsReRunsWhatConfirmJudgesAgain) {
+    const RowVerdict verdicts[] = {RowVerdict::regression,  RowVerdict::improvement, RowVerdict::invariant,
+                                   RowVerdict::not_judged,  RowVerdict::added,       RowVerdict::missing,
+                                   RowVerdict::invalid,     RowVerdict::over_limit,  RowVerdict::unresolved,
+                                   RowVerdict::unconfirmed};
+    Judgement j;
+    std::set<std::string> expected;
+    for (const char* kind : {"time", "memory", "ratio", "instructions", "footprint"})
+        for (const RowVerdict verdict : verdicts) {
+            const std::string workload = "w" + std::to_string(j.rows.size());
+            Row r;
+            r.kind = kind;
+            r.id = r.kind == "ratio" || r.kind == "instructions" ? "alloc/" + workload + ": a / b"
+                                                                 : "alloc/" + workload + "/off";
+            r.verdict = verdict;
+            if (judged_again_by_a_rerun(r)) expected.insert(workload);
+            j.rows.push_back(r);
+        }
+    ASSERT_FALSE(expected.empty());
+    const Report report{{"abc", "", "today", {}, ""}, {{run({}), std::nullopt, "none.json", j, ""}}, {}};
+    const std::string path = write_temp("every_verdict.json", render_json(report).dump());
+    FILE* pipe = popen(("python3 " BENCHFP_SOURCE_DIR "/scripts/failed_groups.py " + path + " 2>&1").c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string output;
+    for (int c; (c = std::fgetc(pipe)) != EOF;) output += static_cast<char>(c);
+    ASSERT_EQ(pclose(pipe), 0) << output;
+    std::set<std::string> rerun;
+    ASSERT_EQ(output.rfind("alloc ", 0), 0u) << output;
+    std::istringstream workloads(output.substr(6));
+    for (std::string w; std::getline(workloads, w, '|');) rerun.insert(w.substr(0, w.find('\n')));
+    EXPECT_EQ(rerun, expected) << output;
 }
 
 // Issue 14: the pool's resident bytes per live object over mimalloc's, both

@@ -464,14 +464,18 @@ bool excused_by_the_machine(const Row& row) { return row.kind == "time" && row.v
 
 }  // namespace
 
+bool judged_again_by_a_rerun(const Row& row) {
+    const bool measured_failure = row.verdict == RowVerdict::regression || row.verdict == RowVerdict::over_limit;
+    return excused_by_the_machine(row) || (measured_failure && (row.kind == "time" || row.kind == "ratio"));
+}
+
 void confirm(Judgement& run, const Judgement& rerun, ConfirmRound round) {
     for (Row& row : run.rows) {
+        if (!judged_again_by_a_rerun(row)) continue;
         if (excused_by_the_machine(row)) {
             resolve_excused(row, measured_again(row, rerun), rerun, round);
             continue;
         }
-        const bool measured_failure = row.verdict == RowVerdict::regression || row.verdict == RowVerdict::over_limit;
-        if (!measured_failure || (row.kind != "time" && row.kind != "ratio")) continue;
         const Row* again = measured_again(row, rerun);
         if (!again) {
             append_note(row, "not re-run");

@@ -93,6 +93,12 @@ Judgement judge_limits_only(const RunResults& current, const Tolerances& toleran
 // not re-judged (a re-run is a second chance for a failure, never for a pass),
 // and deterministic rows (memory, instruction counts) need no second run.
 enum class ConfirmRound { first, last };
+// Whether confirm() judges `row` again by a re-run of its benchmark: a time or
+// in-run ratio that failed (regression or over its limit), or a time the
+// machine's move excused. scripts/failed_groups.py names these rows' groups for
+// ci/gate.sh to re-run: a test (Judge.FailedGroupsReRunsWhatConfirmJudgesAgain)
+// holds the script to this rule.
+bool judged_again_by_a_rerun(const Row& row);
 void confirm(Judgement& run, const Judgement& rerun, ConfirmRound round = ConfirmRound::first);
 
 }  // namespace benchfp::report
