@@ -77,6 +77,18 @@ Judgement judge(const RunResults& current, const RunResults& baseline, const Tol
 // No baseline for this machine: the absolute limits only.
 Judgement judge_limits_only(const RunResults& current, const Tolerances& tolerances);
 
+// Whether confirm() judges `row` again by a re-run of its benchmark: a time or
+// in-run ratio that failed (regression or over its limit), or a time the
+// machine's move excused. scripts/failed_groups.py names these rows' groups for
+// ci/gate.sh to re-run: a test (Judge.FailedGroupsReRunsWhatConfirmJudgesAgain)
+// holds the script to this rule.
+bool judged_again_by_a_rerun(const Row& row);
+
+// Which round of re-runs confirm() applies: ci/gate.sh runs two at most
+// (benchfp judge --confirm, then --confirm-again), so a failure first seen in
+// the last has no round after it to show it again.
+enum class ConfirmRound { first, last };
+
 // A failure must reproduce: each time or ratio row of `run` that fails
 // (regression or over its limit) is looked up in `rerun`, the judgement of a
 // re-run of the failed benchmarks in a new process against the same baseline.
@@ -92,13 +104,6 @@ Judgement judge_limits_only(const RunResults& current, const Tolerances& toleran
 // unresolved still too: a failure must show twice. Rows the run passed are
 // not re-judged (a re-run is a second chance for a failure, never for a pass),
 // and deterministic rows (memory, instruction counts) need no second run.
-enum class ConfirmRound { first, last };
-// Whether confirm() judges `row` again by a re-run of its benchmark: a time or
-// in-run ratio that failed (regression or over its limit), or a time the
-// machine's move excused. scripts/failed_groups.py names these rows' groups for
-// ci/gate.sh to re-run: a test (Judge.FailedGroupsReRunsWhatConfirmJudgesAgain)
-// holds the script to this rule.
-bool judged_again_by_a_rerun(const Row& row);
 void confirm(Judgement& run, const Judgement& rerun, ConfirmRound round = ConfirmRound::first);
 
 }  // namespace benchfp::report
