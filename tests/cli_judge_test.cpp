@@ -215,7 +215,9 @@ TEST(CliJudge, AFailureMustReproduceInTheConfirmRun) {
     const auto json = nlohmann::json::parse(std::ifstream(f.dir / "report/report.json"));
     EXPECT_EQ(json["machines"][0]["rerun"], d + "slow.json");
     for (const auto& row : json["machines"][0]["rows"])
-        if (row["id"] == "alloc/w/off") EXPECT_EQ(row["group"], "alloc/w");
+        if (row["id"] == "alloc/w/off") {
+            EXPECT_EQ(row["group"], "alloc/w");
+        }
     // A second round (--confirm-again): the failure must show there too.
     const CommandRun twice = run_benchfp(args + " --confirm=" + d + "slow.json --confirm-again=" + d + "slow.json");
     EXPECT_EQ(twice.status, 1) << twice.output;

@@ -88,7 +88,9 @@ void expect_violation(const step::ThreadSteps& t, step::Violation::Kind kind, si
     EXPECT_TRUE(v.seen) << step::to_string(kind) << " not caught";
     EXPECT_EQ(v.offset, offset) << step::to_string(kind);
     for (int other = 0; other < step::Violation::count_; ++other)
-        if (other != kind) EXPECT_FALSE(t.violations[other].seen) << step::to_string(step::Violation::Kind(other));
+        if (other != kind) {
+            EXPECT_FALSE(t.violations[other].seen) << step::to_string(step::Violation::Kind(other));
+        }
 }
 
 uint64_t word = 0;  // what the kernels read through rdi
@@ -137,7 +139,9 @@ TEST(StepSession, ARbpNear2To64IsNoFramePointerToRead) {
     const step::ThreadSteps t = step_once(*k, &word);
     ASSERT_TRUE(executed(t, k->mark));
     for (const auto& c : t.chains)
-        if (c.offset == k->mark) EXPECT_EQ(c.depth, 1u) << "a chain walked from rbp = -8";
+        if (c.offset == k->mark) {
+            EXPECT_EQ(c.depth, 1u) << "a chain walked from rbp = -8";
+        }
 }
 
 TEST(JitVerifier, CatchesAnEpilogueThatForgetsR12) {
@@ -214,7 +218,9 @@ TEST(JitVerifier, WellFormedKernelsPassWithTheirFramesStated) {
             EXPECT_EQ(v.rbp_body, "frame");
             EXPECT_EQ(v.frame_from, 4u);  // push rbp (1 byte) + mov rbp, rsp (3 bytes)
         }
-        if (policy == jit::FramePolicy::preserve) EXPECT_EQ(v.rbp_body, "caller");
+        if (policy == jit::FramePolicy::preserve) {
+            EXPECT_EQ(v.rbp_body, "caller");
+        }
     }
 }
 

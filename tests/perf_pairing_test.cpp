@@ -15,6 +15,7 @@
 #include <fstream>
 #include <numeric>
 #include <random>
+#include <utility>
 
 using namespace benchfp;
 using harness::measure_paired;
@@ -27,6 +28,7 @@ namespace {
 // (a shared, loaded host) with +-0.3% jitter per chunk; variant v's calls take
 // `factor[v]` times the reference's. Seeded: the same run every time.
 struct SyntheticMachine {
+    explicit SyntheticMachine(std::vector<double> factors) : factor(std::move(factors)) {}
     std::vector<double> factor;
     double jitter = 0.003, wander = 0.08;
     std::mt19937 rng{42};
@@ -223,7 +225,7 @@ TEST(JudgeFrameCost, IntervalAgainstTheLimit) {
     EXPECT_EQ(frame_verdict(1.024, {{1.0078, 1.0422}}, true, report::Interval{NAN, 0.959}, 0.935), RowVerdict::over_limit);
     EXPECT_EQ(frame_verdict(1.09, {{1.06, 1.12}}, true, report::Interval{1.30, 1.50}, INFINITY), RowVerdict::over_limit);
     report::Judgement j;
-    j.rows.push_back({"x", "ratio", 1.004, NAN, NAN, 0.3, 1.005, RowVerdict::unresolved, false, "", 1.002, 1.007});
+    j.rows.push_back({"x", "ratio", 1.004, NAN, NAN, 0.3, 1.005, RowVerdict::unresolved, false, "", 1.002, 1.007, ""});
     EXPECT_FALSE(j.failed());  // unresolved is said, not failed
 }
 
@@ -246,7 +248,9 @@ TEST(JudgeFrameCost, TheVerdictLineCountsUnresolvedRows) {
     const report::Judgement reported = report::judge_limits_only(r, t);
     EXPECT_EQ(reported.unresolved, 0);
     for (const report::Row& x : reported.rows)
-        if (x.kind == "ratio") EXPECT_EQ(x.verdict, report::RowVerdict::not_judged) << x.id;
+        if (x.kind == "ratio") {
+            EXPECT_EQ(x.verdict, report::RowVerdict::not_judged) << x.id;
+        }
     const auto& rows = report.machines[0].judgement.rows;
     const auto row = std::find_if(rows.begin(), rows.end(), [](const report::Row& x) { return x.kind == "ratio"; });
     ASSERT_NE(row, rows.end());

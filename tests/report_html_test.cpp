@@ -115,7 +115,7 @@ RunResults run_of(std::map<std::string, double> times, std::map<std::string, dou
     RunResults r;
     r.fingerprint = {"CPU <&> \"x\"", "avx2", 2};
     r.source = "run<1>.json";
-    for (const auto& [name, ns] : times) r.benchmarks[name] = {ns, 64.0, 3, {}};
+    for (const auto& [name, ns] : times) r.benchmarks[name] = {ns, 64.0, 3, {}, {}};
     r.ratios = ratios;
     return r;
 }
@@ -129,7 +129,7 @@ Report hostile_report() {
     const RunResults cur = run_of({{hostile, 150}, {"g/" + quoted, 100}, {"g/peer", 300}, {"g/fast", 50}},
                                   {{"g: a / b", 1.021}});
     Report report{{"abc<1>", "main & co", "today", {{"version", "1.0"}}, "a \"test\""},
-                  {{cur, base, "base.json", judge(cur, base, t)}}, {}};
+                  {{cur, base, "base.json", judge(cur, base, t), ""}}, {}};
     report.cases.sources = {"cases.json"};
     report.cases.by_mode_isa[{"unwind", "avx2"}] = {2, 2, 0, 0};
     report.cases.unwind[{"k<&>", "avx2", "clobber"}] = {0, 100, "broken", true};
@@ -195,7 +195,7 @@ TEST(MarkdownReport, NanosoldiersLayoutAndALimitFailureIsNotARegression) {
 TEST(MarkdownReport, MissingBenchmarksAreNamedInTheVerdict) {
     const RunResults base = run_of({{"g/a", 100}, {"g/b", 100}, {"g/c", 100}});
     const RunResults cur = run_of({{"g/c", 100}});
-    const Report report{{"abc", "", "today", nullptr, ""}, {{cur, base, "base.json", judge(cur, base, Tolerances{})}}, {}};
+    const Report report{{"abc", "", "today", nullptr, ""}, {{cur, base, "base.json", judge(cur, base, Tolerances{}), ""}}, {}};
     const std::string md = render_markdown(report);
     EXPECT_NE(md.find("FAILED: 2 benchmarks missing from the current run (g/a, g/b); 0 regressions, 0 improvements"),
               std::string::npos)

@@ -21,7 +21,7 @@ RunResults run(std::map<std::string, double> times, std::map<std::string, double
                Fingerprint fp = {"cpu", "avx512", 2}) {
     RunResults r;
     r.fingerprint = fp;
-    for (const auto& [name, ns] : times) r.benchmarks[name] = {ns, 1000.0, 5, {}};
+    for (const auto& [name, ns] : times) r.benchmarks[name] = {ns, 1000.0, 5, {}, {}};
     r.ratios = ratios;
     return r;
 }
@@ -137,7 +137,7 @@ TEST(Judge, ReportsShowOnlySignificantRowsAndTheMeaning) {
     const RunResults base = run({{"g/a", 100}, {"g/b", 100}});
     const RunResults cur = run({{"g/a", 150}, {"g/b", 100}});
     const Judgement j = judge(cur, base, Tolerances{});
-    const Report report{{"abc123", "main", "today", {{"version", "test"}}, ""}, {{cur, base, "base.json", j}}, {}};
+    const Report report{{"abc123", "main", "today", {{"version", "test"}}, ""}, {{cur, base, "base.json", j, ""}}, {}};
     const std::string md = render_markdown(report);
     EXPECT_NE(md.find("| `g/a` | 1.500 (5%) :x:"), std::string::npos) << md;
     EXPECT_EQ(md.find("`g/b`"), std::string::npos) << md;
@@ -398,8 +398,8 @@ TEST(Judge, AReportHasASectionPerMachine) {
     const RunResults cur_a = run({{"g/x", 100}}, {}, {"CPU A", "avx2", 2});
     const RunResults cur_b = run({{"g/x", 300}}, {}, {"CPU B", "avx512", 8});
     const Report report{{"abc", "", "today", {{"version", "1.2.3"}}, ""},
-                        {{cur_a, base_a, "a.json", judge(cur_a, base_a, Tolerances{})},
-                         {cur_b, std::nullopt, "b/alloc.json", judge_limits_only(cur_b, Tolerances{})}},
+                        {{cur_a, base_a, "a.json", judge(cur_a, base_a, Tolerances{}), ""},
+                         {cur_b, std::nullopt, "b/alloc.json", judge_limits_only(cur_b, Tolerances{}), ""}},
                         {}};
     EXPECT_FALSE(report.failed());
     const std::string md = render_markdown(report);
@@ -676,14 +676,16 @@ TEST(Judge, FootprintRuleJudgesResidentBytesPerLiveObjectInOneRun) {
     const Judgement fail = judge_limits_only(over, t);
     EXPECT_EQ(row(fail, id, "ratio").verdict, RowVerdict::over_limit);
     EXPECT_TRUE(fail.failed());
-    const Report report{{"abc", "", "today", {}, ""}, {{over, std::nullopt, "none.json", fail}}, {}};
+    const Report report{{"abc", "", "today", {}, ""}, {{over, std::nullopt, "none.json", fail, ""}}, {}};
     const std::string md = render_markdown(report);
     EXPECT_NE(md.find("| `alloc/w` | 24.0 | 19.0 | pool / mimalloc, bytes per live object: 1.263 (limit 1.100) :no_entry: |"),
               std::string::npos) << md;
     const std::string html = render_html(report);
     EXPECT_NE(html.find("id='footprint'"), std::string::npos);
     for (const auto& r : render_json(report)["machines"][0]["rows"])
-        if (r["kind"] == "ratio") EXPECT_EQ(r["unit"], "ratio (resident bytes per live object over the same, in one run)");
+        if (r["kind"] == "ratio") {
+            EXPECT_EQ(r["unit"], "ratio (resident bytes per live object over the same, in one run)");
+        }
 
     RunResults unmeasured = run({{"alloc/w/off", 100}, {"alloc/w/mimalloc", 50}});
     unmeasured.benchmarks["alloc/w/off"].resident_bytes_per_live_object = 20;  // mimalloc's figure absent

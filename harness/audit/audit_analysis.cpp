@@ -24,7 +24,7 @@ bool covered(const std::vector<JitRegion>& regions, uint64_t begin, uint64_t end
 
 void add_range(std::vector<JitRegion>& regions, uint64_t begin, uint64_t end, const char* origin) {
     if (begin >= end || covered(regions, begin, end)) return;
-    regions.push_back({{{"jit@" + hex(begin), begin, end}, {}}, origin, {}});
+    regions.push_back({{{"jit@" + hex(begin), begin, end}, {}}, origin, {}, {}});
 }
 
 // Where a thread's chain ends when it is whole: main for the main thread; the
@@ -75,7 +75,7 @@ std::vector<JitRegion> find_jit_regions(const std::vector<perf::Mapping>& maps,
                                         const std::vector<perf::MmapRecord>& mmaps,
                                         const std::vector<perf::CodeRegion>& perf_map) {
     std::vector<JitRegion> regions;
-    for (const perf::CodeRegion& r : perf_map) regions.push_back({{r, {}}, "perf-map", {}});
+    for (const perf::CodeRegion& r : perf_map) regions.push_back({{r, {}}, "perf-map", {}, {}});
     for (const perf::Mapping& m : maps)
         if (m.executable() && m.anonymous()) add_range(regions, m.begin, m.end, "maps");
     for (const perf::MmapRecord& m : mmaps) {
