@@ -203,7 +203,8 @@ if ((update)); then
   exit "$status"
 fi
 judge_all() {  # judge_all [--confirm=FILE...]: the one report, of every run and case
-  # Its summary (judge.txt) as every report file is written: whole or not at all.
+  # Its summary (judge.txt) replaces the one before only once written (a
+  # temporary file, then renamed), so the rounds never leave a half-replaced one.
   local status=0
   "$build/benchfp" judge "${currents[@]}" "${cases[@]}" "${untested_note[@]}" "$@" --baselines="$baselines" --suite=gate \
     --report="$report" --commit="$commit" --triggered-by="ci/gate.sh $gate_args" > "$report/judge.txt.tmp" || status=$?
@@ -230,9 +231,12 @@ if ((judged <= 1)); then
   # re-run (a limit row straddling the limit or within its A/A's move, a time
   # within the machine's move) is not confirmed either: a failure must show every time.
   # A time the machine's move excused in the run (unresolved there, the gate
-  # green on it) is re-run the same way, green or red: failing in its re-run it
-  # is a regression the second round must show again, passing there it is not
-  # the build's, and excused there again it stays unresolved (judge.hpp, confirm).
+  # green on it) is re-run the same way, green or red: failing in the first
+  # round's re-run it is a regression the second round must show again, passing
+  # there it is not the build's; excused there again, failing only in the second
+  # round (none after it), or failing in a re-run with too few peers to measure
+  # the machine by, it stays unresolved (judge.hpp, confirm). The re-run runs
+  # the jemalloc process too, so that its peers are the run's.
   # Failed cases, missing rows, bytes and instruction counts are not re-run.
   # What still fails after that re-run runs once more (a second round, new
   # processes again): a kernel instance can land where it runs 1.5-2% slower,
@@ -265,6 +269,14 @@ if ((judged <= 1)); then
           alloc_suite_flags "$((reps + 2))" "$min_time" "^alloc/($family)/"
           if run_alloc "$work/confirm$round-alloc.json"; then
             confirm+=("$option=$work/confirm$round-alloc.json")
+            if [[ -n "${jemalloc:-}" ]]; then  # without it, fewer peers measure the machine (judge.cpp)
+              if LD_PRELOAD=$jemalloc run_alloc "$work/confirm$round-alloc-jemalloc.json" \
+                   --benchmark_filter="^alloc/($family)/jemalloc/"; then
+                confirm+=("$option=$work/confirm$round-alloc-jemalloc.json")
+              else
+                echo "   the jemalloc re-run failed: the re-run has its other peers only"
+              fi
+            fi
           else
             echo "   the allocator re-run failed: its failures stand"
           fi ;;
