@@ -236,6 +236,47 @@ TEST(CliJudge, AFailureMustReproduceInTheConfirmRun) {
     std::filesystem::remove_all(f.dir);
 }
 
+// A time the machine's move excused (its peers 1.4x their baselines, the row
+// 1.5x) is judged by its re-run, and the round decides what a failure there
+// is: in --confirm's re-run a regression (--confirm-again must show it again),
+// in --confirm-again's, with no round after it, unresolved still.
+TEST(CliJudge, AnExcusedTimeFailsOnlyWhereARoundAfterItCouldShowItAgain) {
+    JudgeFiles f = valid_judge_files("excused");
+    const char* peers[] = {"glibc", "mimalloc", "tcmalloc"};
+    f.tolerances["reported_only"] = {"glibc", "mimalloc", "tcmalloc"};
+    f.tolerances["machine_controls"] = {"glibc", "mimalloc", "tcmalloc"};
+    f.tolerances["groups"]["alloc/w"]["time"] = 0.2;
+    const auto with_times = [&](double off, double peer) {
+        nlohmann::json run = f.current;
+        run["benchmarks"][0]["real_time"] = off;  // alloc/w/off
+        run["benchmarks"][1]["real_time"] = off;  // alloc/w/compiled_out: the ratio rule off / co stays 1
+        for (const char* peer_name : peers)
+            run["benchmarks"].push_back({{"name", std::string("alloc/w/") + peer_name},
+                                         {"run_type", "iteration"},
+                                         {"real_time", peer},
+                                         {"time_unit", "ns"}});
+        return run;
+    };
+    for (const char* peer_name : peers)
+        f.baseline["benchmarks"][std::string("alloc/w/") + peer_name] = {
+            {"min_ns", 10.0}, {"bytes_per_iteration", 8.0}, {"repetitions", 5}};
+    f.current = with_times(15.0, 14.0);
+    const std::string args = judge_args(f), d = f.dir.string() + "/";
+    const CommandRun excused = run_benchfp(args);
+    EXPECT_EQ(excused.status, 0) << excused.output;
+    EXPECT_NE(excused.output.find("the machine moved"), std::string::npos) << excused.output;
+    std::ofstream(f.dir / "moved.json") << with_times(15.0, 14.0).dump();
+    std::ofstream(f.dir / "slow.json") << with_times(15.0, 10.0).dump();
+    const CommandRun first = run_benchfp(args + " --confirm=" + d + "slow.json");
+    EXPECT_EQ(first.status, 1) << first.output;
+    EXPECT_NE(first.output.find("where the machine did not excuse it: a regression"), std::string::npos) << first.output;
+    const CommandRun last = run_benchfp(args + " --confirm=" + d + "moved.json --confirm-again=" + d + "slow.json");
+    EXPECT_EQ(last.status, 0) << last.output;
+    EXPECT_NE(last.output.find("in the last re-run, with no round after it to show it again"), std::string::npos)
+        << last.output;
+    std::filesystem::remove_all(f.dir);
+}
+
 // From any working directory the stored tolerances and this machine's baseline
 // folder are found in the source tree, as batch files are.
 TEST(CliJudge, JudgesFromAnyWorkingDirectory) {

@@ -462,7 +462,7 @@ TEST(Judge, AFailureMustReproduceInTheReRun) {
     // The re-run: g/a and the ratio at their usual values, g/b slow again, g/c not re-run.
     RunResults again = run({{"g/a", 101}, {"g/b", 149}, {"h/off", 100}, {"h/co", 100}});
     compute_ratios(again, t);
-    confirm(j, judge(again, base, t));
+    confirm(j, judge(again, base, t), ConfirmRound::first);
     EXPECT_EQ(row(j, "g/a", "time").verdict, RowVerdict::unconfirmed);
     EXPECT_NE(row(j, "g/a", "time").note.find("1.500 x the baseline in the run, 1.010 x the baseline in a re-run"),
               std::string::npos)
@@ -482,7 +482,7 @@ TEST(Judge, AFailureMustReproduceInTheReRun) {
     // A re-run in which everything is fine clears every measured failure, and only those.
     RunResults fine = run({{"g/a", 100}, {"g/b", 100}, {"g/c", 100}, {"h/off", 100}, {"h/co", 100}});
     compute_ratios(fine, t);
-    confirm(j, judge(fine, base, t));
+    confirm(j, judge(fine, base, t), ConfirmRound::first);
     EXPECT_EQ(j.regressions, 1);  // g/a's memory
     EXPECT_TRUE(j.failed());
     // A limit row whose re-run straddles the limit did not fail again: not confirmed, and said so.
@@ -490,12 +490,12 @@ TEST(Judge, AFailureMustReproduceInTheReRun) {
     compute_ratios(straddling, t);
     straddling.ratio_intervals["h: off / co"] = {1.01, 1.04};
     Judgement limit = judge(cur, base, t);
-    confirm(limit, judge(straddling, base, t));
+    confirm(limit, judge(straddling, base, t), ConfirmRound::first);
     EXPECT_EQ(row(limit, "h: off / co", "ratio").verdict, RowVerdict::unconfirmed);
     EXPECT_NE(row(limit, "h: off / co", "ratio").note.find("unresolved"), std::string::npos) << row(limit, "h: off / co", "ratio").note;
     // A passed row is never re-judged, even if the re-run is worse.
     Judgement passed = judge(base, base, t);
-    confirm(passed, judge(cur, base, t));
+    confirm(passed, judge(cur, base, t), ConfirmRound::first);
     EXPECT_FALSE(passed.failed());
 }
 
@@ -566,7 +566,7 @@ TEST(Judge, ATimeTheMachinesMoveExcusedIsJudgedByItsReRun) {
     ASSERT_FALSE(excused.failed());
     // The re-run, with the peers still: a slow again, b at its usual speed, c not re-run.
     Judgement j = excused;
-    confirm(j, judge(with_peers({{"alloc/a/off", 149}, {"alloc/b/off", 101}}, 100), base, t));
+    confirm(j, judge(with_peers({{"alloc/a/off", 149}, {"alloc/b/off", 101}}, 100), base, t), ConfirmRound::first);
     EXPECT_EQ(row(j, "alloc/a/off", "time").verdict, RowVerdict::regression);
     EXPECT_NE(row(j, "alloc/a/off", "time").note.find("1.500 x the baseline in the run (excused there: the machine "
                                                        "moved"),
@@ -584,8 +584,8 @@ TEST(Judge, ATimeTheMachinesMoveExcusedIsJudgedByItsReRun) {
     EXPECT_EQ(j.unconfirmed, 1);
     EXPECT_EQ(j.unresolved, 1);
     EXPECT_TRUE(j.failed());
-    // The next round confirms the regression it found, as any failure.
-    confirm(j, judge(with_peers({{"alloc/a/off", 101}}, 100), base, t));
+    // The next round must show the regression again, as any failure: here it does not.
+    confirm(j, judge(with_peers({{"alloc/a/off", 101}}, 100), base, t), ConfirmRound::last);
     EXPECT_EQ(row(j, "alloc/a/off", "time").verdict, RowVerdict::unconfirmed);
     EXPECT_FALSE(j.failed());
     // A re-run that leaves the row unresolved, and says why.
@@ -603,8 +603,8 @@ TEST(Judge, ATimeTheMachinesMoveExcusedIsJudgedByItsReRun) {
     // Failing in the last round's re-run: no round after it to show it again.
     expect_still_unresolved(with_peers({{"alloc/a/off", 149}}, 100), ConfirmRound::last,
                             "1.490 x the baseline in the last re-run, with no round after");
-    // Failing in a re-run with too few peers to measure the machine by (the
-    // jemalloc process is not re-run): its judgement could excuse nothing.
+    // Failing in a re-run with too few peers to measure the machine by (one
+    // could not load there): its judgement could excuse nothing.
     expect_still_unresolved(run({{"alloc/a/off", 149}, {"alloc/a/glibc", 100}, {"alloc/a/mimalloc", 100}}),
                             ConfirmRound::first, "in a re-run with too few peers to measure the machine by (3 needed)");
 }
@@ -620,18 +620,20 @@ TEST(Judge, FailedGroupsReRunsWhatConfirmJudgesAgain) {
                                    RowVerdict::invalid,     RowVerdict::over_limit,  RowVerdict::unresolved,
                                    RowVerdict::unconfirmed};
     Judgement j;
-    std::set<std::string> expected;
-    for (const char* kind : {"time", "memory", "ratio", "instructions", "footprint"})
-        for (const RowVerdict verdict : verdicts) {
-            const std::string workload = "w" + std::to_string(j.rows.size());
-            Row r;
-            r.kind = kind;
-            r.id = r.kind == "ratio" || r.kind == "instructions" ? "alloc/" + workload + ": a / b"
-                                                                 : "alloc/" + workload + "/off";
-            r.verdict = verdict;
-            if (judged_again_by_a_rerun(r)) expected.insert(workload);
-            j.rows.push_back(r);
-        }
+    std::set<std::string> expected;  // the script's lines: "alloc W" per workload, "kernel FAMILY ISA"
+    for (const std::string family : {"alloc", "kernel"})
+        for (const std::string kind : {"time", "memory", "ratio", "instructions", "footprint"})
+            for (const RowVerdict verdict : verdicts) {
+                const std::string n = std::to_string(j.rows.size());
+                // A kernel group is kernel/FAMILY/ALG/ISA/PROBLEM, an allocator's alloc/WORKLOAD.
+                const std::string group = family == "alloc" ? "alloc/w" + n : "kernel/f" + n + "/alg/isa" + n + "/64";
+                Row r;
+                r.kind = kind;
+                r.id = kind == "ratio" || kind == "instructions" ? group + ": a / b" : group + "/off";
+                r.verdict = verdict;
+                if (judged_again_by_a_rerun(r)) expected.insert(family == "alloc" ? "alloc w" + n : "kernel f" + n + " isa" + n);
+                j.rows.push_back(r);
+            }
     ASSERT_FALSE(expected.empty());
     const Report report{{"abc", "", "today", {}, ""}, {{run({}), std::nullopt, "none.json", j, ""}}, {}};
     const std::string path = write_temp("every_verdict.json", render_json(report).dump());
@@ -641,9 +643,15 @@ TEST(Judge, FailedGroupsReRunsWhatConfirmJudgesAgain) {
     for (int c; (c = std::fgetc(pipe)) != EOF;) output += static_cast<char>(c);
     ASSERT_EQ(pclose(pipe), 0) << output;
     std::set<std::string> rerun;
-    ASSERT_EQ(output.rfind("alloc ", 0), 0u) << output;
-    std::istringstream workloads(output.substr(6));
-    for (std::string w; std::getline(workloads, w, '|');) rerun.insert(w.substr(0, w.find('\n')));
+    std::istringstream lines(output);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("alloc ", 0) != 0) {
+            rerun.insert(line);
+            continue;
+        }
+        std::istringstream workloads(line.substr(6));
+        for (std::string w; std::getline(workloads, w, '|');) rerun.insert("alloc " + w);
+    }
     EXPECT_EQ(rerun, expected) << output;
 }
 

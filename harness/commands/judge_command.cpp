@@ -26,7 +26,8 @@ void JudgeOptions::add_to(CLI::App& app) {
     app.add_option("--confirm", confirm,
                    "a re-run of the benchmarks that failed in --current (same kinds, new processes): a time or "
                    "in-run ratio that failed fails the judgement only if it fails here too; a time the machine's "
-                   "move excused (unresolved) is judged by it, a regression if it fails here; repeatable");
+                   "move excused (unresolved) is judged by it, a regression if it fails here (unless this re-run "
+                   "had too few peers to measure the machine by); repeatable");
     app.add_option("--confirm-again", confirm_again,
                    "a second round of re-runs (new processes again) of what still failed after --confirm: a failure "
                    "must fail here too; an excused time failing only here stays unresolved; repeatable");

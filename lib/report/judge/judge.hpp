@@ -101,9 +101,9 @@ enum class ConfirmRound { first, last };
 // absent, unresolved still. Where it fails in the last round's re-run (no
 // round after it to show it again), or in a re-run that measured no machine's
 // move for its family (too few peers ran there to excuse anything), it is
-// unresolved still too: a failure must show twice. Rows the run passed are
+// unresolved still too: one failing process is not a regression. Rows the run passed are
 // not re-judged (a re-run is a second chance for a failure, never for a pass),
 // and deterministic rows (memory, instruction counts) need no second run.
-void confirm(Judgement& run, const Judgement& rerun, ConfirmRound round = ConfirmRound::first);
+void confirm(Judgement& run, const Judgement& rerun, ConfirmRound round);
 
 }  // namespace benchfp::report
