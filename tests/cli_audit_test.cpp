@@ -11,7 +11,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <string>
 
 // benchfp audit: benchfp's own kernel in a child, seen from outside as a fleet

@@ -239,6 +239,8 @@ struct MachineMove {
 
 // The family of a group: its first path segment ("alloc" of "alloc/arrays").
 std::string family_of(const std::string& group) { return group.substr(0, group.find('/')); }
+// The family of a time row's benchmark ("alloc" of "alloc/arrays/off").
+std::string family_of_row(const Row& row) { return family_of(split_benchmark_name(row.id).first); }
 
 // A time row of unchanged code: a machine control's, in a group that is
 // judged (a reported-only group, producer/consumer's, moves by whether its two
@@ -271,7 +273,7 @@ void within_machine_move(Judgement& j, const Tolerances& t) {
     for (const auto& [family, move] : moves) j.machine_measured.insert(family);
     for (Row& row : j.rows) {
         if (row.kind != "time" || row.verdict != RowVerdict::regression) continue;
-        const MachineMove* move = find_in(moves, family_of(split_benchmark_name(row.id).first));
+        const MachineMove* move = find_in(moves, family_of_row(row));
         if (!move || !(move->median > 1 + machine_move_threshold) || row.ratio > max_machine_move_multiple * move->median)
             continue;
         row.verdict = RowVerdict::unresolved;
@@ -443,21 +445,19 @@ void resolve_excused(Row& row, const Row* again, const Judgement& rerun, Confirm
     if (!again) return append_note(row, "not re-run");
     if (again->verdict == RowVerdict::unresolved)
         return append_note(row, "unresolved again in a re-run: " + measured(*again));
-    if (again->fails()) {
-        if (round == ConfirmRound::last)
-            return append_note(row, measured(*again) + " in the last re-run, with no round after it to show it again");
-        if (!rerun.machine_measured.count(family_of(split_benchmark_name(row.id).first)))
-            return append_note(row, measured(*again) + " in a re-run with too few peers to measure the machine by (" +
-                                        std::to_string(min_machine_controls) + " needed)");
-    }
     const std::string run_text = measured(row) + " in the run (excused there: " + row.note + "), ";
-    if (again->fails()) {
-        row.verdict = RowVerdict::regression;
-        row.note = run_text + measured(*again) + " in a re-run, where the machine did not excuse it: a regression";
-    } else {
+    if (!again->fails()) {
         row.verdict = RowVerdict::unconfirmed;
         row.note = run_text + measured(*again) + " in a re-run, " + to_string(again->verdict) + ": not the build's";
+        return;
     }
+    if (round == ConfirmRound::last)
+        return append_note(row, measured(*again) + " in the last re-run, with no round after it to show it again");
+    if (!rerun.machine_measured.count(family_of_row(row)))
+        return append_note(row, measured(*again) + " in a re-run with too few peers to measure the machine by (" +
+                                    std::to_string(min_machine_controls) + " needed)");
+    row.verdict = RowVerdict::regression;
+    row.note = run_text + measured(*again) + " in a re-run, where the machine did not excuse it: a regression";
 }
 
 bool excused_by_the_machine(const Row& row) { return row.kind == "time" && row.verdict == RowVerdict::unresolved; }
@@ -472,11 +472,11 @@ bool judged_again_by_a_rerun(const Row& row) {
 void confirm(Judgement& run, const Judgement& rerun, ConfirmRound round) {
     for (Row& row : run.rows) {
         if (!judged_again_by_a_rerun(row)) continue;
+        const Row* again = measured_again(row, rerun);
         if (excused_by_the_machine(row)) {
-            resolve_excused(row, measured_again(row, rerun), rerun, round);
+            resolve_excused(row, again, rerun, round);
             continue;
         }
-        const Row* again = measured_again(row, rerun);
         if (!again) {
             append_note(row, "not re-run");
         } else if (again->fails()) {
