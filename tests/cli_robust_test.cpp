@@ -333,7 +333,7 @@ TEST(CliBadInput, AJitProfileThatCannotBeWrittenIsBadInput) {
     const std::string pid = pid_after(run.output, "pid=");
     ASSERT_FALSE(pid.empty()) << run.output;
     EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(perf_map_of(pid))));
-    std::filesystem::remove("/tmp/jit-" + pid + ".dump");
+    std::filesystem::remove(jitdump_of(pid));
     const CommandRun stale = run_shell("sh -c 'echo pid=$$; echo stale > /tmp/perf-$$.map && exec " + run_kernel +
                                        " --jit-profile=map 64'");
     expect_run(stale, 0, {"PASSED"});

@@ -51,6 +51,8 @@ inline std::string pid_after(const std::string& output, const std::string& label
 // Where a process's JIT symbols are for perf (its /tmp/perf-PID.map convention).
 // The map outlives the process, for perf report: a test that makes one removes it.
 inline std::string perf_map_of(const std::string& pid) { return "/tmp/perf-" + pid + ".map"; }
+// Its jitdump (perf inject --jit reads /tmp/jit-PID.dump): the same lifetime.
+inline std::string jitdump_of(const std::string& pid) { return "/tmp/jit-" + pid + ".dump"; }
 
 inline bool perf_required() {
     const char* value = std::getenv("BENCHFP_REQUIRE_PERF");

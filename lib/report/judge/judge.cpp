@@ -99,7 +99,14 @@ void judge_limit(Row& row, double current, const Interval* interval) {
 // (with the value's interval when it has one).
 Row judged(const std::string& id, const std::string& kind, const double* current, const double* baseline,
            double tolerance, double limit, const Interval* interval = nullptr) {
-    Row row{id, kind, current ? *current : NAN, baseline ? *baseline : NAN, NAN, tolerance, limit, RowVerdict::invariant, false, "", NAN, NAN, ""};
+    Row row;
+    row.id = id;
+    row.kind = kind;
+    row.current = current ? *current : NAN;
+    row.baseline = baseline ? *baseline : NAN;
+    row.ratio = NAN;
+    row.tolerance = tolerance;
+    row.limit = limit;
     if (!current) {
         row.verdict = RowVerdict::missing;
         row.note = "in the baseline, not in this run";
