@@ -229,6 +229,31 @@ TEST(JudgeFrameCost, IntervalAgainstTheLimit) {
     EXPECT_FALSE(j.failed());  // unresolved is said, not failed
 }
 
+// The same case in several merged runs (a file given twice, or the case twice
+// in one file): each run's interval is kept, and the row is judged on their
+// hull, never left without one (a probe found a failing frame cost given twice
+// read "too few pairs" and passed).
+TEST(JudgeFrameCost, MergedRunsAreJudgedOnTheHullOfTheirIntervals) {
+    using report::RowVerdict;
+    report::Tolerances t;
+    t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}, 0, true}};
+    const auto verdict_of_merge = [&](const report::RunResults& a, const report::RunResults& b) {
+        report::RunResults merged = report::merge_runs({a, b});
+        report::compute_ratios(merged, t);
+        for (const report::Row& row : report::judge_limits_only(merged, t).rows)
+            if (row.kind == "ratio") return row.verdict;
+        throw std::runtime_error("no ratio row");
+    };
+    const report::RunResults failing = with_frame_ratio(1.253, report::Interval{1.20, 1.30});
+    EXPECT_EQ(verdict_of_merge(failing, failing), RowVerdict::over_limit);
+    EXPECT_EQ(verdict_of_merge(failing, with_frame_ratio(1.265, report::Interval{1.21, 1.31})), RowVerdict::over_limit);
+    // One run over the limit and one within: the hull straddles it.
+    EXPECT_EQ(verdict_of_merge(failing, with_frame_ratio(1.001, report::Interval{0.999, 1.003})), RowVerdict::unresolved);
+    EXPECT_EQ(verdict_of_merge(with_frame_ratio(1.001, report::Interval{0.999, 1.003}),
+                               with_frame_ratio(1.002, report::Interval{1.000, 1.004})),
+              RowVerdict::invariant);
+}
+
 // An unresolved row is no pass: the verdict line counts and names it, with
 // the A/A's reach in its note.
 TEST(JudgeFrameCost, TheVerdictLineCountsUnresolvedRows) {
