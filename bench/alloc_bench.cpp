@@ -6,6 +6,7 @@
 //     cost of recording one allocation with a 32-frame stack.
 #include "alloc/pool.hpp"
 #include "alloc/profiler.hpp"
+#include "bench_main.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -68,4 +69,7 @@ BENCHMARK(BM_RecordDeepStack)->Arg(0)->Arg(1);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    benchfp::bench::exit_on_bad_pool_environment(argv[0]);
+    return benchfp::bench::run_benchmarks(argc, argv);
+}

@@ -36,6 +36,7 @@
 #include "jit/isa.hpp"
 #include "report/judge.hpp"
 #include "report/machine.hpp"
+#include "bench_main.hpp"
 
 #include <benchmark/benchmark.h>
 #include <cmath>
@@ -287,6 +288,7 @@ void run(benchmark::State& state, const AllocWorkload& w, const Variant& v, cons
 }  // namespace
 
 int main(int argc, char** argv) {
+    benchfp::bench::exit_on_bad_pool_environment(argv[0]);
     static const std::vector<Variant> all = variants();
     for (const AllocWorkload& w : alloc::workloads::all())
         for (const Variant& v : all) {
@@ -311,9 +313,5 @@ int main(int argc, char** argv) {
     const auto machine = benchfp::report::this_machine(isa ? benchfp::jit::to_string(*isa) : "none");
     for (const auto& [key, value] : benchfp::report::google_benchmark_context(machine))
         benchmark::AddCustomContext(key, value);
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return benchfp::bench::run_benchmarks(argc, argv);
 }

@@ -22,8 +22,20 @@ done
 [[ -x "$build/bench/benchfp_alloc_instructions" ]] || bad "no $build/bench/benchfp_alloc_instructions (build it first)"
 command -v valgrind > /dev/null || bad "valgrind is not installed (Debian package valgrind)"
 count() {  # count VARIANT COUNT -> total instructions of the run
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$build/bench/benchfp_alloc_instructions" "$1" "$2" 2>&1 |
-    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+  # valgrind exits with the program's status: a program that refused its input
+  # (BENCHFP_POOL_RELEASE_BYTES, exit 2) or failed has its message shown, not a
+  # count made of nothing.
+  local out status=0
+  out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$build/bench/benchfp_alloc_instructions" "$1" "$2" 2>&1) ||
+    status=$?
+  if ((status != 0)); then
+    grep -v '^==[0-9]*==' <<< "$out" >&2 || true
+    bad "benchfp_alloc_instructions $1 $2 exited with status $status"
+  fi
+  local total
+  total=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<< "$out")
+  [[ $total =~ ^[0-9]+$ ]] || bad "callgrind gave no instruction count for benchfp_alloc_instructions $1 $2"
+  echo "$total"
 }
 declare -A per
 for variant in compiled-out hook-off sampled-512k; do

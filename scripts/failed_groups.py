@@ -11,12 +11,19 @@ per thing to re-run:
     alloc W1|W2|...       the allocator workloads (a Google Benchmark filter)
 
 Failed cases, missing rows and instruction counts are not measurements to
-repeat, so they print nothing. Exit 2 on an unreadable report, or one whose
-failed row names no group."""
+repeat, so they print nothing. Exit 2 on an unreadable report (not a
+judgement: machines a list of objects, each with a list of rows), or one whose
+failed row names no group of either shape, kernel/FAMILY/ALG/ISA/PROBLEM or
+alloc/WORKLOAD: what it would print could not be re-run."""
 import json
+import re
 import sys
 
 MEASURED_FAILURES = {"regression", "over limit"}
+# A group's parts as the judge writes them (families, algorithms, ISAs and
+# workloads: lower-case words; problems: m1024n64k1024@2t, 8x64x56x56, ...).
+KERNEL_GROUP = re.compile(r"kernel/([a-z0-9_]+)/[a-z0-9_]+/([a-z0-9_]+)/[A-Za-z0-9_.@x]+")
+ALLOC_GROUP = re.compile(r"alloc/([a-z0-9_]+)")
 
 
 def to_rerun(row):
@@ -31,6 +38,10 @@ def main(path):
     try:
         with open(path, encoding="utf-8") as f:
             report = json.load(f)
+        if not isinstance(report, dict) or not isinstance(report.get("machines"), list):
+            raise ValueError("no list of machines")
+        if not all(isinstance(m, dict) and isinstance(m.get("rows"), list) for m in report["machines"]):
+            raise ValueError("a machine is not an object with a list of rows")
         rows = [r for m in report["machines"] for r in m["rows"]]
         if not all(isinstance(r, dict) for r in rows):
             raise ValueError("a row is not a JSON object")
@@ -38,7 +49,7 @@ def main(path):
             for key in ("kind", "verdict"):
                 if not isinstance(r.get(key, ""), str):
                     raise ValueError(f"row {r.get('id', '?')!r}: its {key} is not a string")
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:
         print(f"failed_groups.py: {path}: cannot read the judgement: {e}", file=sys.stderr)
         return 2
     kernels, workloads = set(), set()
@@ -46,14 +57,16 @@ def main(path):
         if not to_rerun(row):
             continue
         group = row.get("group")
-        if not isinstance(group, str):
-            print(f"failed_groups.py: {path}: a failed row names no group: {row.get('id', row)}", file=sys.stderr)
+        kernel = KERNEL_GROUP.fullmatch(group) if isinstance(group, str) else None
+        alloc = ALLOC_GROUP.fullmatch(group) if isinstance(group, str) else None
+        if kernel:
+            kernels.add((kernel[1], kernel[2]))
+        elif alloc:
+            workloads.add(alloc[1])
+        else:
+            print(f"failed_groups.py: {path}: a failed row names no group: {row.get('id', row)} (group {group!r}: not"
+                  " kernel/FAMILY/ALG/ISA/PROBLEM or alloc/WORKLOAD)", file=sys.stderr)
             return 2
-        parts = group.split("/")
-        if parts[0] == "kernel" and len(parts) >= 4:
-            kernels.add((parts[1], parts[3]))
-        elif parts[0] == "alloc" and len(parts) >= 2:
-            workloads.add(parts[1])
     for family, isa in sorted(kernels):
         print("kernel", family, isa)
     if workloads:

@@ -148,6 +148,37 @@ TEST(CliJsonSchemas, TheValidatorRefusesAnUnknownSchemaAndAFileThatIsNotJson) {
     EXPECT_EQ(validate("baseline", "README.md").status, 2);
 }
 
+// The allocator benchmark programs (bench/): bad input said as such, exit 2,
+// where a probe found SIGABRT (the pool's own stop on a bad
+// BENCHFP_POOL_RELEASE_BYTES), a count of 0 (atol's) or a run of hours, and
+// exit 0 beside an empty output file (a filter that matches no benchmark).
+TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
+    const std::string bench = std::string(BENCHFP_BIN_DIR) + "/bench/";
+    for (const std::string program : {"benchfp_alloc_gate --benchmark_list_tests", "benchfp_alloc_instructions hook-off 10",
+                                      "benchfp_alloc_bench --benchmark_list_tests"}) {
+        const CommandRun run = run_shell("BENCHFP_POOL_RELEASE_BYTES=abc " + bench + program);
+        EXPECT_EQ(run.status, 2) << program << ": " << run.output;
+        EXPECT_NE(run.output.find("BENCHFP_POOL_RELEASE_BYTES='abc' is not a byte count"), std::string::npos) << run.output;
+    }
+    for (const std::string n : {"abc", "''", "-5", "+3", "12x", "99999999999999999999"}) {
+        const CommandRun run = run_shell(bench + "benchfp_alloc_instructions hook-off " + n);
+        EXPECT_EQ(run.status, 2) << n << ": " << run.output;
+        EXPECT_NE(run.output.find("is not a count from 0 to 10^12"), std::string::npos) << run.output;
+    }
+    const std::string out = temp_path("gate_out.json");
+    std::filesystem::remove(out);
+    for (const std::string filter : {"'^alloc/nothing/'", "'('"}) {
+        const CommandRun run = run_shell(bench + "benchfp_alloc_gate --benchmark_filter=" + filter + " --benchmark_out=" + out);
+        EXPECT_EQ(run.status, 2) << filter << ": " << run.output;
+        EXPECT_NE(run.output.find("no benchmark matches --benchmark_filter"), std::string::npos) << run.output;
+        EXPECT_FALSE(std::filesystem::exists(out)) << filter;
+    }
+    const CommandRun unwritable = run_shell(bench + "benchfp_alloc_gate --benchmark_filter='^alloc/strings/off/' "
+                                            "--benchmark_out=/nonexistent/gate.json");
+    EXPECT_EQ(unwritable.status, 2) << unwritable.output;
+    EXPECT_NE(unwritable.output.find("cannot write /nonexistent/gate.json"), std::string::npos) << unwritable.output;
+}
+
 // scripts/failed_groups.py, what ci/gate.sh re-runs: the groups of measured
 // failures and of times the machine's move excused (unresolved time rows), by
 // what produced them; never a passed row, a deterministic one, or an
@@ -167,10 +198,19 @@ TEST(CliGateTools, FailedGroupsNamesFailuresAndExcusedTimesOnly) {
                                          row("alloc/structs", "time", "regression"),
                                          row("alloc/strings", "time", "invariant"),
                                          row("alloc/grow_array", "memory", "regression"),
-                                         row("kernel/gemm/f32/avx2", "ratio", "unresolved"),
-                                         row("kernel/conv/f32/avx512", "ratio", "over limit")});
+                                         row("kernel/gemm/f32/avx2/m1024n1024k1024", "ratio", "unresolved"),
+                                         row("kernel/gemm/f32/avx2/m16n4096k1024@2t", "time", "regression"),
+                                         row("kernel/conv/f32/avx512/mb1ic64ih56oc64kh3ph1", "ratio", "over limit")});
     EXPECT_EQ(groups.status, 0) << groups.output;
-    EXPECT_EQ(groups.output, "kernel conv avx512\nalloc arrays|structs\n");
+    EXPECT_EQ(groups.output, "kernel conv avx512\nkernel gemm avx2\nalloc arrays|structs\n");
+    // A failed row's group that is neither shape would re-run nothing, or a
+    // workload filter of nothing: exit 2 (a probe found these dropped, exit 0).
+    for (const std::string& malformed : {"kernel/eltwise", "alloc/", "alloc", "kernel/elt wise/relu/avx2/64",
+                                         "kernel/../relu/avx2/64", "bogus/x/y/z", ""}) {
+        const CommandRun refused = report_of(nlohmann::json::array({row(malformed, "time", "regression")}));
+        EXPECT_EQ(refused.status, 2) << malformed << ": " << refused.output;
+        EXPECT_NE(refused.output.find("a failed row names no group"), std::string::npos) << refused.output;
+    }
     nlohmann::json nameless = row("alloc/arrays", "time", "unresolved");
     nameless.erase("group");
     const CommandRun bad = report_of(nlohmann::json::array({nameless}));
@@ -187,6 +227,17 @@ TEST(CliGateTools, FailedGroupsNamesFailuresAndExcusedTimesOnly) {
     EXPECT_EQ(odd.status, 2) << odd.output;
     EXPECT_NE(odd.output.find("row 'alloc/arrays/v': its verdict is not a string"), std::string::npos) << odd.output;
     EXPECT_EQ(odd.output.find("Traceback"), std::string::npos) << odd.output;
+    // No judgement at all (exit 0 and nothing re-run, before), and JSON nested
+    // deeper than Python's recursion limit (a traceback): exit 2 with the reason.
+    const std::string path = temp_path("not_judged.json");
+    for (const std::string& text : {std::string(R"({"machines": {}})"), std::string(R"({"machines": [{"rows": ""}]})"),
+                                    std::string("[]"), std::string(100000, '[') + std::string(100000, ']')}) {
+        std::ofstream(path) << text;
+        const CommandRun refused = run_shell("scripts/failed_groups.py " + path);
+        EXPECT_EQ(refused.status, 2) << text.substr(0, 40) << ": " << refused.output;
+        EXPECT_NE(refused.output.find("cannot read the judgement"), std::string::npos) << refused.output;
+        EXPECT_EQ(refused.output.find("Traceback"), std::string::npos) << refused.output;
+    }
 }
 
 }  // namespace
