@@ -32,6 +32,15 @@ std::string unknown_alloc_subcommand(int argc, char** argv) {
     return "unknown alloc subcommand " + quoted_token(word) + " (known: profile)";
 }
 
+// Flags given twice (--all --all) or given a value (--all=0, read as no
+// --all): refused, as an option given twice is.
+void flags_once_without_values(CLI::App& app) {
+    for (CLI::Option* option : app.get_options())
+        if (option->get_expected_max() == 0)
+            option->multi_option_policy(CLI::MultiOptionPolicy::Throw)->disable_flag_override();
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) flags_once_without_values(*sub);
+}
+
 }  // namespace
 
 CommandLine parse_command_line(int argc, char** argv) {
@@ -54,6 +63,7 @@ CommandLine parse_command_line(int argc, char** argv) {
     CLI::App* audit = app.add_subcommand("audit", "what a fleet profiler sees in a running process: every thread, its JIT code");
     out.audit.add_to(*audit);
     require_decimal_whole_numbers(app);
+    flags_once_without_values(app);
 
     if (const std::string unknown = unknown_alloc_subcommand(argc, argv); !unknown.empty()) return bad_usage(unknown);
     try {

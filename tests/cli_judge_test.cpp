@@ -109,6 +109,11 @@ const HostileCase hostile_cases[] = {
     {"TolerancesInstructionLimitsAList", [](JudgeFiles& f) { f.tolerances["instruction_limits"] = {2}; },
      "instruction_limits: expected an object"},
     {"TolerancesRatioLimitNotANumber", [](JudgeFiles& f) { f.tolerances["ratios"][0]["limit"] = "1.5"; }, "ratios[0].limit: expected a number"},
+    // A rule that names no variant, or a variant over itself, would judge nothing and pass.
+    {"TolerancesRatioEmptyNumerator", [](JudgeFiles& f) { f.tolerances["ratios"][0]["numerator"] = ""; }, "ratios[0].numerator: empty"},
+    {"TolerancesRatioOfAVariantToItself",
+     [](JudgeFiles& f) { f.tolerances["ratios"][0]["denominator"] = f.tolerances["ratios"][0]["numerator"]; },
+     "ratios[0].denominator: the numerator's variant"},
     {"InstructionCountNotANumber", [](JudgeFiles& f) { f.instructions["hook"] = "two"; }, "instructions.json: hook: expected a number"},
     {"InstructionsAList", [](JudgeFiles& f) { f.instructions = {1, 2}; }, "instructions.json: expected an object"},
 };
@@ -219,7 +224,8 @@ TEST(CliJudge, AFailureMustReproduceInTheConfirmRun) {
             EXPECT_EQ(row["group"], "alloc/w");
         }
     // A second round (--confirm-again): the failure must show there too.
-    const CommandRun twice = run_benchfp(args + " --confirm=" + d + "slow.json --confirm-again=" + d + "slow.json");
+    std::filesystem::copy_file(f.dir / "slow.json", f.dir / "slow_again.json");  // a re-run of its own: one file is refused twice
+    const CommandRun twice = run_benchfp(args + " --confirm=" + d + "slow.json --confirm-again=" + d + "slow_again.json");
     EXPECT_EQ(twice.status, 1) << twice.output;
     const CommandRun not_again = run_benchfp(args + " --confirm=" + d + "slow.json --confirm-again=" + d + "usual.json");
     EXPECT_EQ(not_again.status, 0) << not_again.output;
@@ -232,7 +238,8 @@ TEST(CliJudge, AFailureMustReproduceInTheConfirmRun) {
     rerun["context"]["benchfp_cpu"] = "Another CPU";
     std::ofstream(f.dir / "elsewhere.json") << rerun.dump();
     expect_usage_error(args + " --confirm=" + d + "elsewhere.json", "a machine no --current file ran on");
-    expect_usage_error(args + " --update-baseline --confirm=" + d + "slow.json", "no use with --update-baseline");
+    // (args has --report, which --update-baseline excludes too; either refusal names it.)
+    expect_usage_error(args + " --update-baseline --confirm=" + d + "slow.json", "--update-baseline");
     std::filesystem::remove_all(f.dir);
 }
 

@@ -205,6 +205,36 @@ TEST(CliBadInput, NamesGivenTwiceAndBaselinesFromTwoPlacesAreRefused) {
     expect_usage_error("judge --current=x.json --baseline=b.json --baseline-runs=r.json", "excludes");
     expect_usage_error("judge --current=x.json --baseline-runs=r.json --suite=gate", "excludes");
     expect_usage_error("judge --current=x.json --update-baseline --baseline-runs=r.json", "excludes");
+    // Recording a baseline writes no report: an option only a report uses would go unused.
+    for (const char* unused : {"--report=r", "--cases=c.json", "--untested-isas=avx2", "--baseline-label=x", "--triggered-by=x"})
+        expect_usage_error(std::string("judge --current=x.json --update-baseline --baseline=b.json ") + unused,
+                           std::string(unused).substr(0, std::string(unused).find('=')) + " excludes --update-baseline");
+    // A flag given twice, or given a value (--all=0 read as no --all), as an option given twice.
+    expect_usage_error("alloc profile --workload=structs --all --all --out=/dev/null", "--all: At Most 1");
+    expect_usage_error("alloc profile --workload=structs --all=0 --out=/dev/null", "disallowed flag override");
+    expect_usage_error("judge --current=x.json --update-baseline --update-baseline --baseline=b.json", "--update-baseline: At Most 1");
+    expect_usage_error("audit --system-wide --system-wide -- true", "--system-wide: At Most 1");
+}
+
+// One run given twice (or through a link, or as its own re-run) was read as
+// two: its paired ratios merged, its cases counted twice. A perf run's file
+// is both a run and a file of case records (ci/gate.sh passes it so).
+TEST(CliBadInput, AFileGivenTwiceToJudgeIsNamed) {
+    const benchfp::test::ScratchDir dir("benchfp_twice_");
+    const auto file = [&](const char* name) { return (dir.path() / name).string(); };
+    const std::string run = file("run.json");
+    const CommandRun made = run_benchfp("kernel --kernel=eltwise --alg=relu --isa=sse41 --frame=clobber,frame --mode=perf "
+                                        "--max-ms-per-prb=20 --json=" + run + " 4096");
+    ASSERT_EQ(made.status, 0) << made.output;
+    std::filesystem::create_symlink(run, file("link.json"));
+    const std::string report = " --report=" + file("report");
+    expect_usage_error("judge --current=" + run + " --current=" + run + report, "--current and --current name the same file");
+    expect_usage_error("judge --current=" + run + " --current=" + file("link.json") + report, "name the same file");
+    expect_usage_error("judge --current=" + run + " --confirm=" + run + report, "--current and --confirm name the same file");
+    expect_usage_error("judge --current=" + run + " --cases=" + run + " --cases=" + run + report,
+                       "--cases and --cases name the same file");
+    const CommandRun both = run_benchfp("judge --current=" + run + " --cases=" + run + report);
+    EXPECT_LE(both.status, 1) << both.output;
 }
 
 // An empty results file read "unreadable"; a batch of comments only ran nothing

@@ -245,6 +245,13 @@ TEST(CliPerf, PairedFrameCostAndAAControl) {
         EXPECT_EQ(judged.status, 2) << judged.output;
         EXPECT_NE(judged.output.find(std::string("unknown value \"") + spoil + "\""), std::string::npos) << judged.output;
     }
+    // Nor a frame policy paired with itself: a ratio of 1, whatever it costs.
+    nlohmann::json self_paired = doc;
+    self_paired["cases"][2]["perf"]["paired"]["reference"] = doc["cases"][2]["spec"]["frame"];
+    std::ofstream(path) << self_paired.dump();
+    const CommandRun judged = run_benchfp("judge --current=" + path.string() + " --report=" + path.string() + ".report");
+    EXPECT_EQ(judged.status, 2) << judged.output;
+    EXPECT_NE(judged.output.find("paired.reference: the case's own policy"), std::string::npos) << judged.output;
     std::filesystem::remove(path);
 }
 

@@ -50,20 +50,29 @@ void JudgeOptions::add_to(CLI::App& app) {
     CLI::Option* one_file = app.add_option("--baseline", baseline, "one baseline file for every machine, instead of --baselines");
     app.add_option("--tolerances", tolerances, "tolerances and in-run ratio rules (default results/tolerances.json)");
     app.add_option("--instructions", instructions, "callgrind counts of this run: JSON object id -> count");
-    app.add_option("--cases", cases,
+    CLI::Option* cases_option = app.add_option("--cases", cases,
                    "benchfp kernel --json records (corr, unwind, verify, step...) to summarize in the report; a "
                    "failed case fails it, and so does a run of them in which nothing ran; repeatable");
-    app.add_option("--untested-isas", untested_isas, "ISAs the run could not test on this machine, named in the report")
+    CLI::Option* untested =
+        app.add_option("--untested-isas", untested_isas, "ISAs the run could not test on this machine, named in the report")
         ->delimiter(',')
         ->check(CLI::IsMember(report::known_isa_names()));
-    app.add_option("--report", report_dir, "directory of report.md, report.json, report.html (default results/report)");
-    app.add_option("--commit", commit, "the commit judged, for the report");
-    app.add_option("--baseline-label", baseline_label, "what the baseline is, for the report (e.g. main@abc123)");
-    app.add_option("--triggered-by", triggered_by,
+    CLI::Option* report = app.add_option("--report", report_dir,
+                                         "directory of report.md, report.json, report.html (default results/report)");
+    app.add_option("--commit", commit, "the commit judged, for the report (with --update-baseline: the baseline's)");
+    CLI::Option* label =
+        app.add_option("--baseline-label", baseline_label, "what the baseline is, for the report (e.g. main@abc123)");
+    CLI::Option* triggered = app.add_option("--triggered-by", triggered_by,
                    "who or what ran the judge, for the report's Job Properties (e.g. \"ci/gate.sh --quick\")");
+    // Recording a baseline writes no report: what only a report shows would go unused.
     app.add_flag("--update-baseline", update_baseline,
                  "record each machine's baseline from --current (into --baselines, or --baseline) instead of judging")
-        ->excludes(other_runs);
+        ->excludes(other_runs)
+        ->excludes(report)
+        ->excludes(cases_option)
+        ->excludes(untested)
+        ->excludes(label)
+        ->excludes(triggered);
     one_file->excludes(other_runs)->excludes(stored)->excludes(suite_name);
     other_runs->excludes(stored)->excludes(suite_name);
 }
@@ -185,16 +194,32 @@ private:
 };
 
 // Every file the judge reads, by its option: no output may replace one.
-std::vector<report::NamedInput> judge_inputs(const JudgeOptions& o) {
+// Files judge reads, by option.
+using NamedPaths = std::vector<std::pair<const char*, const std::vector<std::string>*>>;
+std::vector<report::NamedInput> inputs_of(const NamedPaths& options) {
     std::vector<report::NamedInput> inputs;
+    for (const auto& [option, paths] : options)
+        for (const std::string& path : *paths) inputs.push_back({option, path});
+    return inputs;
+}
+
+// Each a file of its own (check_distinct_inputs): the run and its re-runs (a
+// file given twice is read as two runs, or as its own re-run); the other
+// build's runs; the case records. A perf run's file is both a run and case
+// records (ci/gate.sh passes it so); a run judged against itself as the other
+// build is every ratio 1, said as such.
+std::vector<std::vector<report::NamedInput>> distinct_input_groups(const JudgeOptions& o) {
+    return {inputs_of({{"--current", &o.current}, {"--confirm", &o.confirm}, {"--confirm-again", &o.confirm_again}}),
+            inputs_of({{"--baseline-runs", &o.baseline_runs}}), inputs_of({{"--cases", &o.cases}})};
+}
+
+std::vector<report::NamedInput> judge_inputs(const JudgeOptions& o) {
+    std::vector<report::NamedInput> inputs =
+        inputs_of({{"--current", &o.current}, {"--confirm", &o.confirm}, {"--confirm-again", &o.confirm_again},
+                   {"--baseline-runs", &o.baseline_runs}, {"--cases", &o.cases}});
     const auto add = [&](const char* option, const std::vector<std::string>& paths) {
         for (const std::string& path : paths) inputs.push_back({option, path});
     };
-    add("--current", o.current);
-    add("--confirm", o.confirm);
-    add("--confirm-again", o.confirm_again);
-    add("--baseline-runs", o.baseline_runs);
-    add("--cases", o.cases);
     // Read where locate_stored finds them (here, or in the source tree).
     const auto stored = [](const std::string& name) {
         const auto found = name.empty() ? std::nullopt : locate_stored(name, StoredKind::any);
@@ -255,6 +280,11 @@ void write_reports(const std::string& dir, const report::Report& r) {
 }
 
 int judge(const JudgeOptions& o) {
+    try {
+        for (const auto& group : distinct_input_groups(o)) report::check_distinct_inputs(group);
+    } catch (const std::runtime_error& e) {
+        throw report::InputError(e.what());
+    }
     if (!o.update_baseline) {
         std::vector<report::NamedOutput> reports;
         for (const char* name : {"report.md", "report.json", "report.html"})

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -232,17 +233,33 @@ std::optional<std::filesystem::path> file_identity(const std::string& path) {
 
 }  // namespace
 
-void check_distinct_outputs(std::initializer_list<NamedOutput> outputs) {
+namespace {
+
+// The first two of `files` that name one file (file_identity), if two do.
+std::optional<std::pair<const NamedOutput*, const NamedOutput*>> same_file_twice(std::span<const NamedOutput> files) {
     std::vector<std::pair<const NamedOutput*, std::filesystem::path>> seen;
-    for (const NamedOutput& output : outputs) {
-        const auto resolved = file_identity(output.path);
+    for (const NamedOutput& file : files) {
+        const auto resolved = file_identity(file.path);
         if (!resolved) continue;
         for (const auto& [earlier, path] : seen)
-            if (path == *resolved)
-                throw std::runtime_error(earlier->option + " and " + output.option + " name the same file '" +
-                                         output.path + "': one would replace the other");
-        seen.emplace_back(&output, *resolved);
+            if (path == *resolved) return std::pair{earlier, &file};
+        seen.emplace_back(&file, *resolved);
     }
+    return std::nullopt;
+}
+
+}  // namespace
+
+void check_distinct_outputs(std::initializer_list<NamedOutput> outputs) {
+    if (const auto twice = same_file_twice({outputs.begin(), outputs.size()}))
+        throw std::runtime_error(twice->first->option + " and " + twice->second->option + " name the same file '" +
+                                 twice->second->path + "': one would replace the other");
+}
+
+void check_distinct_inputs(const std::vector<NamedInput>& inputs) {
+    if (const auto twice = same_file_twice(inputs))
+        throw std::runtime_error(twice->first->option + " and " + twice->second->option + " name the same file '" +
+                                 twice->second->path + "': it would be read twice");
 }
 
 void check_inputs_kept(const std::vector<NamedOutput>& outputs, const std::vector<NamedInput>& inputs) {

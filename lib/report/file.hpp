@@ -46,6 +46,10 @@ void check_distinct_outputs(std::initializer_list<NamedOutput> outputs);
 // then be all that is left of it.
 using NamedInput = NamedOutput;
 void check_inputs_kept(const std::vector<NamedOutput>& outputs, const std::vector<NamedInput>& inputs);
+// Throws std::runtime_error naming both options unless `inputs` name different
+// files (compared as check_distinct_outputs compares): one file given twice
+// (or through a link) would be read as two runs, a re-run of itself.
+void check_distinct_inputs(const std::vector<NamedInput>& inputs);
 // Both checks for a run's outputs before it starts: each non-empty path
 // check_writable (the message led by its option; "-", standard output
 // elsewhere, is refused), then check_distinct_outputs.

@@ -196,6 +196,8 @@ RunResults benchfp_results(const In& doc) {
         add_time(m, ms * 1e6, 1);
         if (const auto paired = perf.find("paired")) {
             const std::string reference = one_of(*paired, "reference", frame_policies);
+            if (reference == split_benchmark_name(name).second)  // its ratio to itself: 1, whatever the policy costs
+                paired->at("reference").fail("the case's own policy: a policy is paired with another");
             const double ratio = paired->number("ratio", ranges::ratio);
             m.paired_ratios[reference].push_back(ratio);
             if (const auto interval = interval_of(*paired, ratio)) m.paired_intervals[reference].push_back(*interval);
@@ -356,6 +358,12 @@ Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) 
         for (const In& rule : rules->elements()) {
             only_known_keys(rule, {"name", "numerator", "denominator", "limit", "groups", "tolerance",
                                    "limit_needs_interval", "metric"});
+            // A variant named by nothing, or a variant over itself (1 whatever it
+            // costs), would judge nothing and pass.
+            for (const char* side : {"name", "numerator", "denominator"})
+                if (rule.string(side).empty()) rule.at(side).fail("empty");
+            if (rule.string("numerator") == rule.string("denominator"))
+                rule.at("denominator").fail("the numerator's variant: a ratio of a variant to itself is always 1");
             t.ratio_rules.push_back({rule.string("name"), rule.string("numerator"), rule.string("denominator"),
                                      rule.number_or("limit", 0, ranges::limit), rule.strings_or("groups"),
                                      rule.number_or("tolerance", 0, ranges::tolerance),
