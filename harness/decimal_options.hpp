@@ -41,4 +41,35 @@ inline void require_decimal_whole_numbers(CLI::App& app) {
     for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) require_decimal_whole_numbers(*sub);
 }
 
+// The same for every FLOAT option: a decimal number, as written in the help
+// (0.01, 1e-3), where CLI11's strtod took ' 0.5' (a leading blank) and
+// 0x1p-3 (a hexadecimal float) that the whole-number options refuse.
+inline void require_decimal_floats(CLI::App& app) {
+    for (CLI::Option* option : app.get_options()) {
+        const std::string full = option->get_type_name(), type = full.substr(0, full.find(':'));
+        if (type != "FLOAT") continue;
+        option->transform(CLI::Validator(
+            [](std::string& text) -> std::string {
+                // [+-] digits [. digits] [e [+-] digits], or [+-] . digits [e ...]
+                size_t i = text.starts_with('-') || text.starts_with('+') ? 1 : 0;
+                const auto digits = [&] {
+                    const size_t from = i;
+                    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+                    return i - from;
+                };
+                size_t mantissa = digits();
+                if (i < text.size() && text[i] == '.') ++i, mantissa += digits();
+                bool valid = mantissa > 0;
+                if (valid && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+                    ++i;
+                    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+                    valid = digits() > 0;
+                }
+                return valid && i == text.size() ? "" : "'" + text + "' is not a decimal number";
+            },
+            "", "DECIMAL"));
+    }
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) require_decimal_floats(*sub);
+}
+
 }  // namespace benchfp::harness

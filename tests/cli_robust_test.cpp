@@ -214,6 +214,20 @@ TEST(CliBadInput, NamesGivenTwiceAndBaselinesFromTwoPlacesAreRefused) {
     expect_usage_error("alloc profile --workload=structs --all=0 --out=/dev/null", "disallowed flag override");
     expect_usage_error("judge --current=x.json --update-baseline --update-baseline --baseline=b.json", "--update-baseline: At Most 1");
     expect_usage_error("audit --system-wide --system-wide -- true", "--system-wide: At Most 1");
+    // CLI11 dropped a comma list's empty items (--expect=bar,,main read as bar,main).
+    expect_usage_error("audit --expect=bar,,main -- true", "--expect 'bar,,main' has an empty item");
+    expect_usage_error("judge --current=x.json --untested-isas=avx2,", "--untested-isas 'avx2,' has an empty item");
+    // A float option reads decimal numbers only, as the whole-number ones do (strtod took these).
+    expect_usage_error("alloc profile --workload=structs --sample-rate=0x1p-3 --out=/dev/null", "'0x1p-3' is not a decimal number");
+    expect_usage_error("alloc profile --workload=structs '--sample-rate= 0.5' --out=/dev/null", "' 0.5' is not a decimal number");
+    // --folded-unit without --folded went unused.
+    expect_usage_error("alloc profile --workload=structs --folded-unit=objects --out=/dev/null", "--folded-unit requires --folded");
+    // --pid's process runs already: a --delay-ms there went unused.
+    expect_usage_error("audit --pid=1 --delay-ms=3000 --duration-ms=100", "--pid excludes --delay-ms");
+    // --expect takes its own value only: greedy, it took the command's words ("-c was not expected").
+    const CommandRun expect_then_command =
+        run_benchfp("audit --delay-ms=0 --duration-ms=50 --expect=bar -- sh -c 'exit 0'");
+    EXPECT_EQ(expect_then_command.output.find("not expected"), std::string::npos) << expect_then_command.output;
 }
 
 // One run given twice (or through a link, or as its own re-run) was read as

@@ -1,5 +1,6 @@
 // The judge on fixed inputs: every verdict, NaN, missing and new benchmarks,
 // other machines, limits; and bad files, which never pass.
+#include "report/case_result.hpp"
 #include "report/judge.hpp"
 #include "report/machine.hpp"
 #include "scratch_dir.hpp"
@@ -727,4 +728,38 @@ TEST(Judge, FootprintIsReadFromTheSuiteAndTheRuleMetricIsChecked) {
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("unknown metric"), std::string::npos) << e.what();
     }
+}
+
+namespace {
+
+// A results file of `records` unwind records, each with this tally and one folded stack counted `full`.
+std::string unwind_records(int records, double full, double judged) {
+    nlohmann::json doc = {{"schema", benchfp::report::results_schema}, {"cases", nlohmann::json::array()}};
+    for (int i = 0; i < records; ++i)
+        doc["cases"].push_back({{"index", i},
+                                {"state", "PASSED"},
+                                {"spec", {{"mode", "unwind"}, {"isa", "avx2"}, {"kernel", "eltwise"}, {"frame", "frame"}}},
+                                {"unwind", {{"tally", {{"full", full}, {"judged", judged}}}, {"folded", {{"main;k", full}}}}}});
+    return doc.dump();
+}
+
+std::string cases_error(const std::string& text) {
+    benchfp::report::CaseSummary summary;
+    try {
+        benchfp::report::add_cases(summary, write_temp("unwind_cases.json", text));
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+}  // namespace
+
+// Unwind tallies: a full chain is one of the judged samples, and counts of many
+// records add up within a long (10^4 records of 10^15 printed negative totals).
+TEST(Judge, UnwindTalliesAreCountsThatAddUp) {
+    EXPECT_EQ(cases_error(unwind_records(3, 634, 634)), "");
+    EXPECT_NE(cases_error(unwind_records(1, 1000, 10)).find("tally.full: more full chains than judged samples (10)"),
+              std::string::npos);
+    EXPECT_NE(cases_error(unwind_records(10000, 1e15, 1e15)).find("adds up past 2^63 - 1"), std::string::npos);
 }

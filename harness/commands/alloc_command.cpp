@@ -46,14 +46,15 @@ void AllocProfileOptions::add_to(CLI::App& app) {
     app.add_option("--max-depth", max_depth, "deepest stack recorded (default 64)")->check(CLI::Range(1, 1024));
     app.add_option("--scale", scale, "work multiplier of the workload (default 1)")->check(CLI::Range(1, 1000));
     app.add_option("--out", out, "pprof output (.pb.gz)")->required();
-    app.add_option("--folded", folded,
+    CLI::Option* folded_file = app.add_option("--folded", folded,
                    "also write folded stacks here, FlameGraph's format (flamegraph.pl reads it): one line per stack, "
                    "root first, frames ';'-separated, the allocated type as the last frame, a space, the count "
                    "(--folded-unit)");
     app.add_option("--folded-unit", folded_unit,
                    "the count of a folded stack: bytes (alloc_space: weight x requested bytes, default) or objects "
                    "(alloc_objects: weighted allocations), rounded once per stack")
-        ->check(CLI::IsMember({"bytes", "objects"}));
+        ->check(CLI::IsMember({"bytes", "objects"}))
+        ->needs(folded_file);  // without a folded file it would be unused
     app.add_option("--json", json, "also write a JSON summary here (schema benchfp.alloc-profile/1)");
     app.add_option("--inuse-at", inuse_at,
                    "when inuse_objects/inuse_space are taken: peak (default; in the last iteration, where the "

@@ -14,13 +14,15 @@
 namespace benchfp::harness {
 
 void AuditOptions::add_to(CLI::App& app) {
-    app.add_option("--pid", pid, "attach to this running process (every thread, mid-run)")
+    CLI::Option* attach = app.add_option("--pid", pid, "attach to this running process (every thread, mid-run)")
         ->check(CLI::Range(1, std::numeric_limits<pid_t>::max()));
     app.add_option("--target", target, "audit a built-in target: onednn (a oneDNN program, next to benchfp's kernels)")
         ->check(CLI::IsMember({"onednn"}));
+    // A process named by --pid is running already: the audit attaches at once.
     app.add_option("--delay-ms", delay_ms, "with -- CMD: attach this long after starting it")
         ->capture_default_str()
-        ->check(CLI::Range(uint64_t{0}, uint64_t{3600000}));
+        ->check(CLI::Range(uint64_t{0}, uint64_t{3600000}))
+        ->excludes(attach);
     app.add_option("--duration-ms", duration_ms, "how long to sample")
         ->capture_default_str()
         ->check(CLI::Range(uint64_t{1}, uint64_t{3600000}));
@@ -28,7 +30,8 @@ void AuditOptions::add_to(CLI::App& app) {
     app.add_option("--expect", expect,
                    "callers expected above the JIT frame, innermost first (bar,foo,main); without it the "
                    "verdict is whether the chain reaches main or the thread's start")
-        ->delimiter(',');
+        ->delimiter(',')
+        ->allow_extra_args(false);  // its own value only: greedy, it took "-- CMD"'s words after --expect=a
     app.add_option("--report", report_dir, "write report.md, report.json and report.html into this directory");
     app.add_option("--event", event, "libpfm4 event (default cycles, falling back to perf::task-clock)");
     app.add_option("--freq", frequency,
