@@ -164,6 +164,12 @@ TEST(Judge, BaselineRoundTrips) {
 TEST(Judge, CorruptTruncatedOrMismatchedBaselinesNameTheFileAndTheProblem) {
     const std::string corrupt = write_temp("corrupt.json", "{\"schema\": \"benchfp.baseline/1\", \"bench");
     EXPECT_NE(error_of(corrupt).find(corrupt + ": baseline is not valid JSON"), std::string::npos) << error_of(corrupt);
+    // A NUL ended nlohmann's input (what followed was never read), and a key twice kept the last value.
+    const std::string nul = write_temp("nul.json", std::string("{\"schema\": \"benchfp.baseline/1\"}\0garbage", 40));
+    EXPECT_NE(error_of(nul).find("a NUL byte at offset 32"), std::string::npos) << error_of(nul);
+    const std::string twice = write_temp("twice.json", "{\"schema\": \"benchfp.baseline/1\", \"benchmarks\": "
+                                                       "{\"g/a\": {\"min_ns\": 1, \"min_ns\": 2}}}");
+    EXPECT_NE(error_of(twice).find("the key \"min_ns\" twice in one object"), std::string::npos) << error_of(twice);
     const std::string other = write_temp("other.json", "{\"schema\": \"something/2\", \"benchmarks\": {}}");
     EXPECT_NE(error_of(other).find("schema mismatch"), std::string::npos) << error_of(other);
     const std::string empty = write_temp("empty.json",

@@ -3,14 +3,35 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <system_error>
+#include <vector>
 
 namespace benchfp::report {
 
 nlohmann::json parse_json_text(std::string_view text, const std::string& path, const std::string& what) {
+    // nlohmann's parser ends the input at a NUL byte, so a file that went on
+    // past one (garbage after it) parsed as its first part.
+    if (const size_t nul = text.find('\0'); nul != std::string_view::npos)
+        throw InputError(path + ": " + what + " is not valid JSON: a NUL byte at offset " + std::to_string(nul));
+    // A key twice in one object: the parser keeps the last, and a value that
+    // was read (a baseline's, a limit) would silently be another one.
+    std::vector<std::set<std::string>> keys;  // of each object being parsed, innermost last
+    std::string duplicate;
+    const auto check_keys = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using event_t = nlohmann::json::parse_event_t;
+        if (event == event_t::object_start) keys.emplace_back();
+        else if (event == event_t::object_end) keys.pop_back();
+        else if (event == event_t::key && !keys.back().insert(parsed.get<std::string>()).second && duplicate.empty())
+            duplicate = parsed.get<std::string>();
+        return true;
+    };
     try {
-        return nlohmann::json::parse(text);
+        nlohmann::json doc = nlohmann::json::parse(text, check_keys);
+        if (!duplicate.empty())
+            throw InputError(path + ": " + what + " is not valid here: the key \"" + duplicate + "\" twice in one object");
+        return doc;
     } catch (const nlohmann::json::parse_error& e) {
         throw InputError(path + ": " + what + " is not valid JSON (truncated or corrupt): " + e.what());
     } catch (const nlohmann::json::exception& e) {  // out_of_range: a number like 1e400
