@@ -19,6 +19,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <tuple>
 
 using benchfp::jit::Isa;
 
@@ -252,6 +253,17 @@ TEST(CliPerf, PairedFrameCostAndAAControl) {
     const CommandRun judged = run_benchfp("judge --current=" + path.string() + " --report=" + path.string() + ".report");
     EXPECT_EQ(judged.status, 2) << judged.output;
     EXPECT_NE(judged.output.find("paired.reference: the case's own policy"), std::string::npos) << judged.output;
+    // Nor a fraction of a thread, or perf times in a record of another mode.
+    for (const auto& [field, spoil, message] :
+         {std::tuple<const char*, nlohmann::json, const char*>{"/cases/2/spec/threads", 1.5, "spec.threads: expected a whole number"},
+          {"/cases/2/spec/mode", "corr", "spec.mode: \"corr\" in a record with perf times"}}) {
+        nlohmann::json spoiled = doc;
+        spoiled[nlohmann::json::json_pointer(field)] = spoil;
+        std::ofstream(path) << spoiled.dump();
+        const CommandRun refused = run_benchfp("judge --current=" + path.string() + " --report=" + path.string() + ".report");
+        EXPECT_EQ(refused.status, 2) << refused.output;
+        EXPECT_NE(refused.output.find(message), std::string::npos) << refused.output;
+    }
     std::filesystem::remove(path);
 }
 

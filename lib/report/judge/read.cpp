@@ -37,6 +37,14 @@ void add_time(Measurement& m, double ns, int repetitions) {
 }
 
 // One entry of Google Benchmark's "benchmarks" list, checked.
+// A count (repetitions, iterations, threads): a whole number in range, or
+// `fallback` where the key is absent; a fraction is refused, not truncated.
+double whole_number_or(const In& in, const std::string& key, double fallback, Range range) {
+    const double value = in.number_or(key, fallback, range);
+    if (value != std::floor(value)) in.at(key).fail("expected a whole number");
+    return value;
+}
+
 struct Entry {
     std::string name, aggregate;  // aggregate: "" for an iteration
     double ns = 0, bytes = -1, footprint = -1;
@@ -56,14 +64,14 @@ std::optional<Entry> entry_of(const In& b) {
     if (run_type == "aggregate") {
         e.aggregate = b.string("aggregate_name");
         if (e.aggregate != "min" && e.aggregate != "median" && e.aggregate != "mean") return std::nullopt;  // stddev, cv
-        e.repetitions = static_cast<int>(b.number_or("repetitions", 1, ranges::repetitions));
+        e.repetitions = static_cast<int>(whole_number_or(b, "repetitions", 1, ranges::repetitions));
     }
     // A suite that times chunks of iterations says the time of one in
     // ns_per_iteration; Google Benchmark's own fields are checked all the same
     // (a file that says "parsec" or -5 is not a file to judge).
     const double real_ns = b.has("real_time") || !b.has("ns_per_iteration") ? time_in_ns(b, "real_time") : 0;
     e.ns = b.has("ns_per_iteration") ? b.number("ns_per_iteration", ranges::time_ns) : real_ns;
-    if (b.has("iterations")) b.number("iterations", {1, 1e18});
+    whole_number_or(b, "iterations", 1, {1, 1e18});
     e.bytes = b.number_or("bytes_per_iteration", -1, ranges::bytes);
     e.footprint = b.number_or("resident_bytes_per_live_object", -1, ranges::bytes);
     for (const auto& [key, value] : b.members())
@@ -184,10 +192,12 @@ RunResults benchfp_results(const In& doc) {
     for (const In& c : doc.at("cases").elements()) {
         if (c.expect_object().string_or("state", "") != "PASSED" || !c.has("perf")) continue;
         const In spec = c.at("spec");
+        if (spec.string("mode") != "perf")  // times of another mode's run would be judged as perf times
+            spec.at("mode").fail("\"" + spec.string("mode") + "\" in a record with perf times");
         std::string name = "kernel";
         one_of(spec, "isa", isa_names);
         for (const char* key : {"kernel", "alg", "isa", "problem"}) name.append("/").append(spec.string(key));
-        const long threads = spec.has("threads") ? static_cast<long>(spec.number("threads", {1, 1 << 20})) : 1;
+        const auto threads = static_cast<long>(whole_number_or(spec, "threads", 1, {1, 1 << 20}));
         if (threads > 1) name.append("@").append(std::to_string(threads)).append("t");
         name.append("/").append(one_of(spec, "frame", frame_policies));
         const In perf = c.at("perf");
@@ -303,9 +313,7 @@ RunResults parse_baseline(const nlohmann::json& doc, const std::string& path) {
         // -1: not reported (what write_baseline stores for a benchmark without bytes).
         const auto bytes = b.find("bytes_per_iteration");
         m.bytes_per_iteration = bytes && bytes->json() == -1 ? -1 : b.number_or("bytes_per_iteration", -1, ranges::bytes);
-        const double repetitions = b.number_or("repetitions", 0, ranges::repetitions);
-        if (repetitions != std::floor(repetitions)) b.at("repetitions").fail("expected a whole number");
-        m.repetitions = static_cast<int>(repetitions);
+        m.repetitions = static_cast<int>(whole_number_or(b, "repetitions", 0, ranges::repetitions));
     }
     if (r.benchmarks.empty()) in.at("benchmarks").fail("the baseline holds no benchmark");
     if (const auto ratios = in.find("ratios")) r.ratios = numbers_of(*ratios, ranges::ratio);
