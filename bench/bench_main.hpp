@@ -3,14 +3,17 @@
 // (a message naming it, exit status 2) where the pool or Google Benchmark
 // would abort or pass, and their output file written whole or not at all.
 #include "pool_environment.hpp"
+#include "report/file.hpp"
 
 #include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -21,27 +24,30 @@ namespace benchfp::bench {
 // Runs the registered benchmarks with Google Benchmark's flags, and says as bad
 // input (exit 2) what it would pass with exit 0: an unrecognized argument, a
 // --benchmark_filter that matches no benchmark (or is no regular expression:
-// it matches none). --benchmark_out=FILE goes to a temporary file beside FILE,
-// renamed to FILE once the run ran a benchmark; otherwise, or where the rename
-// fails, it is removed and FILE stays as it was (Google Benchmark writes FILE
-// in place, and left it empty for a filter matching nothing).
+// it matches none). Google Benchmark writes --benchmark_out=FILE in place and
+// checks no write (a filter matching nothing left FILE empty, exit 0), so it
+// writes a temporary file of its own instead, and FILE is written from it
+// through report::write_file (atomic, links written through, devices in place)
+// once the run ran a benchmark and the file is whole JSON; otherwise FILE stays
+// as it was.
 inline int run_benchmarks(int argc, char** argv) {
     constexpr std::string_view out_flag = "--benchmark_out=";
-    std::string out, temporary;
+    std::string out;
+    const std::string temporary =
+        (std::filesystem::temp_directory_path() / ("benchfp_bench_out." + std::to_string(getpid()) + ".json")).string();
     std::vector<std::string> storage(argv, argv + argc);
     for (std::string& arg : storage)
         if (arg.starts_with(out_flag) && arg.size() > out_flag.size()) {
             out = arg.substr(out_flag.size());
-            temporary = out + ".tmp." + std::to_string(getpid());
             arg = std::string(out_flag) + temporary;
         }
-    if (!temporary.empty()) {  // Google Benchmark exits 1 on a file it cannot open
-        std::FILE* probe = std::fopen(temporary.c_str(), "w");
-        if (!probe) {
-            std::fprintf(stderr, "%s: cannot write %s: %s\n", argv[0], out.c_str(), std::strerror(errno));
+    if (!out.empty()) {  // before the run, not after it (Google Benchmark exits 1 on a file it cannot open)
+        try {
+            report::check_writable(out);
+        } catch (const std::runtime_error& e) {
+            std::fprintf(stderr, "%s: --benchmark_out: %s\n", argv[0], e.what());
             return 2;
         }
-        std::fclose(probe);
     }
     std::vector<char*> args;
     for (std::string& arg : storage) args.push_back(arg.data());
@@ -51,18 +57,23 @@ inline int run_benchmarks(int argc, char** argv) {
     if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
     const size_t ran = benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
+    std::string text;
+    if (std::ifstream written{temporary, std::ios::binary}) text.assign(std::istreambuf_iterator<char>(written), {});
     std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
     if (ran == 0) {
         std::fprintf(stderr, "%s: no benchmark matches --benchmark_filter (or it is no regular expression)\n", argv[0]);
-        if (!temporary.empty()) std::filesystem::remove(temporary, ignored);
         return 2;
     }
-    if (temporary.empty()) return 0;
-    std::error_code error;
-    std::filesystem::rename(temporary, out, error);
-    if (error) {
-        std::fprintf(stderr, "%s: cannot write %s: %s\n", argv[0], out.c_str(), error.message().c_str());
-        std::filesystem::remove(temporary, ignored);
+    if (out.empty() || text.empty()) return 0;  // no file asked for, or none written (--benchmark_list_tests)
+    if (!nlohmann::json::accept(text)) {
+        std::fprintf(stderr, "%s: --benchmark_out: the results written were not whole JSON (a full disk?)\n", argv[0]);
+        return 2;
+    }
+    try {
+        report::write_file(out, text);
+    } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "%s: --benchmark_out: %s\n", argv[0], e.what());
         return 2;
     }
     return 0;

@@ -1,6 +1,6 @@
 #include "command_line.hpp"
 
-#include "decimal_options.hpp"
+#include "option_rules.hpp"
 #include "quoted.hpp"
 #include "stdout_check.hpp"
 #include "usage_error.hpp"
@@ -34,11 +34,11 @@ std::string unknown_alloc_subcommand(int argc, char** argv) {
 
 // The option of `app` or its subcommands named `name` that takes a comma list, if any.
 const CLI::Option* list_option_named(CLI::App& app, const std::string& name) {
-    for (const CLI::Option* option : app.get_options())
-        if (option->get_delimiter() == ',' && option->check_name(name)) return option;
-    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
-        if (const CLI::Option* option = list_option_named(*sub, name)) return option;
-    return nullptr;
+    const CLI::Option* found = nullptr;
+    for_each_option(app, [&](const CLI::Option* option) {
+        if (!found && option->get_delimiter() == ',' && option->check_name(name)) found = option;
+    });
+    return found;
 }
 
 // CLI11 drops the empty items of a comma list (--expect=bar,,main read as
@@ -49,22 +49,16 @@ void reject_empty_list_items(CLI::App& app, const std::vector<std::string>& args
         const size_t equals = args[i].find('=');
         const std::string name = args[i].substr(0, equals);
         if (!list_option_named(app, name)) continue;
-        const std::string value = equals != std::string::npos ? args[i].substr(equals + 1)
-                                  : i + 1 < args.size()       ? args[i + 1]
-                                                              : "";
-        if (value.starts_with(',') || value.ends_with(',') || value.find(",,") != std::string::npos)
-            throw UsageError("command line: " + name + " '" + value + "' has an empty item");
+        std::vector<std::string> values;  // --name=a,b; or --name a,b c (a list takes the words up to an option)
+        if (equals != std::string::npos) values.push_back(args[i].substr(equals + 1));
+        else
+            for (size_t k = i + 1; k < args.size() && !args[k].starts_with("-"); ++k) values.push_back(args[k]);
+        for (const std::string& value : values)
+            if (value.starts_with(',') || value.ends_with(',') || value.find(",,") != std::string::npos)
+                throw UsageError("command line: " + name + " '" + value + "' has an empty item");
     }
 }
 
-// Flags given twice (--all --all) or given a value (--all=0, read as no
-// --all): refused, as an option given twice is.
-void flags_once_without_values(CLI::App& app) {
-    for (CLI::Option* option : app.get_options())
-        if (option->get_expected_max() == 0)
-            option->multi_option_policy(CLI::MultiOptionPolicy::Throw)->disable_flag_override();
-    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) flags_once_without_values(*sub);
-}
 
 }  // namespace
 
@@ -87,9 +81,7 @@ CommandLine parse_command_line(int argc, char** argv) {
     out.judge.add_to(*judge);
     CLI::App* audit = app.add_subcommand("audit", "what a fleet profiler sees in a running process: every thread, its JIT code");
     out.audit.add_to(*audit);
-    require_decimal_whole_numbers(app);
-    require_decimal_floats(app);
-    flags_once_without_values(app);
+    apply_option_rules(app);
 
     if (const std::string unknown = unknown_alloc_subcommand(argc, argv); !unknown.empty()) return bad_usage(unknown);
     try {

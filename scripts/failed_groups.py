@@ -22,7 +22,7 @@ import sys
 MEASURED_FAILURES = {"regression", "over limit"}
 # A group's parts as the judge writes them (families, algorithms, ISAs and
 # workloads: lower-case words; problems: m1024n64k1024@2t, 8x64x56x56, ...).
-KERNEL_GROUP = re.compile(r"kernel/([a-z0-9_]+)/[a-z0-9_]+/([a-z0-9_]+)/[A-Za-z0-9_.@x]+")
+KERNEL_GROUP = re.compile(r"kernel/([a-z0-9_]+)/[a-z0-9_]+/([a-z0-9_]+)/[A-Za-z0-9_.@]+")
 ALLOC_GROUP = re.compile(r"alloc/([a-z0-9_]+)")
 
 

@@ -238,8 +238,9 @@ TEST(CliJudge, AFailureMustReproduceInTheConfirmRun) {
     rerun["context"]["benchfp_cpu"] = "Another CPU";
     std::ofstream(f.dir / "elsewhere.json") << rerun.dump();
     expect_usage_error(args + " --confirm=" + d + "elsewhere.json", "a machine no --current file ran on");
-    // (args has --report, which --update-baseline excludes too; either refusal names it.)
-    expect_usage_error(args + " --update-baseline --confirm=" + d + "slow.json", "--update-baseline");
+    expect_usage_error("judge --current=" + d + "current.json --baseline=" + d + "baseline.json --update-baseline --confirm=" +
+                           d + "slow.json",
+                       "--confirm excludes --update-baseline");
     std::filesystem::remove_all(f.dir);
 }
 

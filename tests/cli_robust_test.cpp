@@ -4,6 +4,8 @@
 #include "cli_run.hpp"
 #include "scratch_dir.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -123,9 +125,12 @@ TEST(CliBadInput, AnOutputNamedDashIsRefusedNotAFileNamedDash) {
     expect_usage_error("kernel --mode=corr --kernel=eltwise --csv=- 64", "--csv=-: name a file");
     const std::string results = temp_path("dash_results.json");
     ASSERT_EQ(run_benchfp("kernel --mode=perf --kernel=eltwise --alg=relu --isa=sse41 --max-ms-per-prb=20 --json=" + results + " 64").status, 0);
-    expect_usage_error("judge --current=" + results + " --baseline-runs=" + results + " --report=-",
+    const std::string other = temp_path("dash_other.json");  // another build's run: the same file is refused
+    std::filesystem::copy_file(results, other, std::filesystem::copy_options::overwrite_existing);
+    expect_usage_error("judge --current=" + results + " --baseline-runs=" + other + " --report=-",
                        "-: name a report directory");
     std::filesystem::remove(results);
+    std::filesystem::remove(other);
     expect_usage_error("audit --duration-ms=100 --report=- -- /bin/sleep 1", "-: name a report directory");
     EXPECT_FALSE(std::filesystem::exists(std::string(BENCHFP_SOURCE_DIR) + "/-"));
 }
@@ -214,6 +219,9 @@ TEST(CliBadInput, NamesGivenTwiceAndBaselinesFromTwoPlacesAreRefused) {
     expect_usage_error("alloc profile --workload=structs --all=0 --out=/dev/null", "disallowed flag override");
     expect_usage_error("judge --current=x.json --update-baseline --update-baseline --baseline=b.json", "--update-baseline: At Most 1");
     expect_usage_error("audit --system-wide --system-wide -- true", "--system-wide: At Most 1");
+    // A batch line holds its flags to the same rules (its own parser).
+    const std::string reset_zero = write_temp("reset_zero.batch", "--kernel=eltwise --mode=list --reset=0 64\n");
+    expect_usage_error("kernel --batch=" + reset_zero, "disallowed flag override");
     // CLI11 dropped a comma list's empty items (--expect=bar,,main read as bar,main).
     expect_usage_error("audit --expect=bar,,main -- true", "--expect 'bar,,main' has an empty item");
     expect_usage_error("judge --current=x.json --untested-isas=avx2,", "--untested-isas 'avx2,' has an empty item");
@@ -249,6 +257,23 @@ TEST(CliBadInput, AFileGivenTwiceToJudgeIsNamed) {
                        "--cases and --cases name the same file");
     const CommandRun both = run_benchfp("judge --current=" + run + " --cases=" + run + report);
     EXPECT_LE(both.status, 1) << both.output;
+    expect_usage_error("judge --current=" + run + " --baseline-runs=" + file("link.json") + report,
+                       "--current and --baseline-runs name the same file");
+    // A problem given twice in one perf run: two groups, each policy paired with clobber (one
+    // group of both paired the second clobber with the first, which the judge refuses).
+    const std::string twice = file("twice.json");
+    const CommandRun made_twice = run_benchfp("kernel --kernel=eltwise --alg=relu --isa=sse41 --frame=clobber,frame "
+                                              "--mode=perf --max-ms-per-prb=20 --json=" + twice + " 4096 4096");
+    ASSERT_EQ(made_twice.status, 0) << made_twice.output;
+    const auto doc = nlohmann::json::parse(std::ifstream(twice));
+    for (const auto& c : doc["cases"])
+        if (c["spec"]["frame"] == "frame") {
+            EXPECT_EQ(c["perf"]["paired"]["reference"], "clobber") << c.dump();
+        } else {
+            EXPECT_FALSE(c["perf"].contains("paired")) << c.dump();
+        }
+    const CommandRun judged_twice = run_benchfp("judge --current=" + twice + report);
+    EXPECT_LE(judged_twice.status, 1) << judged_twice.output;
 }
 
 // An empty results file read "unreadable"; a batch of comments only ran nothing
@@ -350,7 +375,7 @@ TEST(CliBadInput, AnOutputMayNotReplaceAnInput) {
     std::filesystem::create_directories(dir);
     const std::string json = dir + "/report.json";
     std::ofstream(json) << "{}";  // refused before it is read
-    expect_usage_error("judge --current=" + json + " --baseline-runs=" + json + " --report=" + dir,
+    expect_usage_error("judge --current=" + json + " --baseline-runs=" + dir + "/other.json --report=" + dir,
                        "--report names '" + json + "', the file --current reads");
     std::filesystem::remove_all(dir);
 }

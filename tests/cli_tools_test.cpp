@@ -176,7 +176,16 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
     const CommandRun unwritable = run_shell(bench + "benchfp_alloc_gate --benchmark_filter='^alloc/strings/off/' "
                                             "--benchmark_out=/nonexistent/gate.json");
     EXPECT_EQ(unwritable.status, 2) << unwritable.output;
-    EXPECT_NE(unwritable.output.find("cannot write /nonexistent/gate.json"), std::string::npos) << unwritable.output;
+    EXPECT_NE(unwritable.output.find("--benchmark_out: cannot write '/nonexistent/gate.json'"), std::string::npos)
+        << unwritable.output;
+    // Written whole from the run's own temporary, in place where it is a device, and nothing left behind.
+    const CommandRun to_stdout = run_shell(bench + "benchfp_alloc_gate --benchmark_filter='^alloc/strings/off/' "
+                                           "--benchmark_min_time=0.01 --benchmark_repetitions=1 --benchmark_out=/dev/stdout");
+    EXPECT_EQ(to_stdout.status, 0) << to_stdout.output;
+    EXPECT_NE(to_stdout.output.find("\"benchmarks\""), std::string::npos) << to_stdout.output;
+    const CommandRun listed = run_shell(bench + "benchfp_alloc_gate --benchmark_list_tests --benchmark_out=" + out);
+    EXPECT_EQ(listed.status, 0) << listed.output;
+    EXPECT_FALSE(std::filesystem::exists(out)) << "a listing writes no results file";
 }
 
 // scripts/failed_groups.py, what ci/gate.sh re-runs: the groups of measured

@@ -23,12 +23,12 @@ void JudgeOptions::add_to(CLI::App& app) {
                    "this build's run(s): Google Benchmark JSON (--benchmark_out) or benchfp kernel --mode=perf --json; "
                    "repeatable, of one or several machines (each judged against its own baseline)")
         ->required();
-    app.add_option("--confirm", confirm,
+    CLI::Option* rerun = app.add_option("--confirm", confirm,
                    "a re-run of the benchmarks that failed in --current (same kinds, new processes): a time or "
                    "in-run ratio that failed fails the judgement only if it fails here too; a time the machine's "
                    "move excused (unresolved) is judged by it, a regression if it fails here (unless this re-run "
                    "had too few peers to measure the machine by); repeatable");
-    app.add_option("--confirm-again", confirm_again,
+    CLI::Option* rerun_again = app.add_option("--confirm-again", confirm_again,
                    "a second round of re-runs (new processes again) of what still failed after --confirm: a failure "
                    "must fail here too; an excused time failing only here stays unresolved; repeatable");
     CLI::Option* other_runs = app.add_option("--baseline-runs", baseline_runs,
@@ -64,10 +64,13 @@ void JudgeOptions::add_to(CLI::App& app) {
         app.add_option("--baseline-label", baseline_label, "what the baseline is, for the report (e.g. main@abc123)");
     CLI::Option* triggered = app.add_option("--triggered-by", triggered_by,
                    "who or what ran the judge, for the report's Job Properties (e.g. \"ci/gate.sh --quick\")");
-    // Recording a baseline writes no report: what only a report shows would go unused.
+    // Recording a baseline judges nothing and writes no report: re-runs, and
+    // what only a report shows, would go unused.
     app.add_flag("--update-baseline", update_baseline,
                  "record each machine's baseline from --current (into --baselines, or --baseline) instead of judging")
         ->excludes(other_runs)
+        ->excludes(rerun)
+        ->excludes(rerun_again)
         ->excludes(report)
         ->excludes(cases_option)
         ->excludes(untested)
@@ -193,8 +196,6 @@ private:
     std::vector<report::RunResults> other_build_;
 };
 
-// Every file the judge reads, by its option: no output may replace one.
-// Files judge reads, by option.
 using NamedPaths = std::vector<std::pair<const char*, const std::vector<std::string>*>>;
 std::vector<report::NamedInput> inputs_of(const NamedPaths& options) {
     std::vector<report::NamedInput> inputs;
@@ -203,31 +204,36 @@ std::vector<report::NamedInput> inputs_of(const NamedPaths& options) {
     return inputs;
 }
 
-// Each a file of its own (check_distinct_inputs): the run and its re-runs (a
-// file given twice is read as two runs, or as its own re-run); the other
-// build's runs; the case records. A perf run's file is both a run and case
-// records (ci/gate.sh passes it so); a run judged against itself as the other
-// build is every ratio 1, said as such.
-std::vector<std::vector<report::NamedInput>> distinct_input_groups(const JudgeOptions& o) {
-    return {inputs_of({{"--current", &o.current}, {"--confirm", &o.confirm}, {"--confirm-again", &o.confirm_again}}),
-            inputs_of({{"--baseline-runs", &o.baseline_runs}}), inputs_of({{"--cases", &o.cases}})};
+// The runs: this build's, its re-runs, the other build's.
+NamedPaths run_options(const JudgeOptions& o) {
+    return {{"--current", &o.current},
+            {"--confirm", &o.confirm},
+            {"--confirm-again", &o.confirm_again},
+            {"--baseline-runs", &o.baseline_runs}};
 }
 
+// Each a file of its own (check_distinct_inputs): the runs (a file given twice
+// is read as two runs, as its own re-run, or as the other build's, every ratio
+// 1), and the case records. A perf run's file is both a run and case records
+// (ci/gate.sh passes it so).
+std::vector<std::vector<report::NamedInput>> distinct_input_groups(const JudgeOptions& o) {
+    return {inputs_of(run_options(o)), inputs_of({{"--cases", &o.cases}})};
+}
+
+// Every file the judge reads, by its option: no output may replace one.
 std::vector<report::NamedInput> judge_inputs(const JudgeOptions& o) {
-    std::vector<report::NamedInput> inputs =
-        inputs_of({{"--current", &o.current}, {"--confirm", &o.confirm}, {"--confirm-again", &o.confirm_again},
-                   {"--baseline-runs", &o.baseline_runs}, {"--cases", &o.cases}});
-    const auto add = [&](const char* option, const std::vector<std::string>& paths) {
-        for (const std::string& path : paths) inputs.push_back({option, path});
-    };
+    NamedPaths read = run_options(o);
+    read.push_back({"--cases", &o.cases});
+    std::vector<report::NamedInput> inputs = inputs_of(read);
+    const auto add = [&](const char* option, const std::string& path) { inputs.push_back({option, path}); };
     // Read where locate_stored finds them (here, or in the source tree).
     const auto stored = [](const std::string& name) {
         const auto found = name.empty() ? std::nullopt : locate_stored(name, StoredKind::any);
         return found ? found->string() : name;
     };
-    if (!o.update_baseline) add("--baseline", {stored(o.baseline)});  // else where the baseline goes
-    add("--tolerances", {stored(o.tolerances)});
-    add("--instructions", {o.instructions});
+    if (!o.update_baseline) add("--baseline", stored(o.baseline));  // else where the baseline goes
+    add("--tolerances", stored(o.tolerances));
+    add("--instructions", o.instructions);
     return inputs;
 }
 
@@ -304,11 +310,7 @@ int judge(const JudgeOptions& o) {
         m.commit = o.commit;
         if (m.date.empty()) m.date = today();
     }
-    if (o.update_baseline) {
-        if (!o.confirm.empty() || !o.confirm_again.empty())
-            throw report::InputError("--confirm judges failures again; it has no use with --update-baseline");
-        return record_baselines(o, machines);
-    }
+    if (o.update_baseline) return record_baselines(o, machines);
     report::Report r{{o.commit, o.baseline_label, today(), build_info(), o.triggered_by}, {}, {}};
     for (const std::string& path : o.cases) report::add_cases(r.cases, path);
     r.cases.untested_isas = o.untested_isas;

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <functional>
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <vector>
@@ -16,7 +17,10 @@
 namespace benchfp::harness {
 
 // Perf cases that differ only in frame policy are adjacent after expansion:
-// they form one group, timed side by side.
+// they form one group, timed side by side. A policy already in the group starts
+// the next one (a problem given twice, `--frame=clobber,frame 4096 4096`):
+// one group of both copies paired the second clobber with the first, a ratio
+// of a policy to itself that the judge refuses.
 size_t KernelRun::perf_group_end(size_t first) const {
     const KernelCase& a = cases_[first];
     size_t end = first + 1;
@@ -24,6 +28,10 @@ size_t KernelRun::perf_group_end(size_t first) const {
         const KernelCase& b = cases_[end];
         if (b.mode != Mode::perf || b.spec.kernel != a.spec.kernel || b.spec.alg != a.spec.alg ||
             b.spec.isa != a.spec.isa || b.problem != a.problem || b.threads != a.threads || !(b.vs == a.vs))
+            break;
+        const auto same_policy = [&](const KernelCase& c) { return c.spec.frame == b.spec.frame; };
+        if (std::any_of(cases_.begin() + static_cast<std::ptrdiff_t>(first), cases_.begin() + static_cast<std::ptrdiff_t>(end),
+                        same_policy))
             break;
     }
     return end;

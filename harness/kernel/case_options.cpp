@@ -1,6 +1,6 @@
 #include "kernel/case_options.hpp"
 
-#include "decimal_options.hpp"
+#include "option_rules.hpp"
 #include "families/family.hpp"
 #include "quoted.hpp"
 #include "usage_error.hpp"
@@ -87,7 +87,7 @@ CaseOptions parse_batch_line(const std::string& line, const std::string& where) 
     CLI::App app("batch line");
     app.set_help_flag();
     options.add_to(app);
-    require_decimal_whole_numbers(app);
+    apply_option_rules(app);  // --reset=0 read as no --reset, and --reset --reset was taken
     try {
         app.parse(tokens);
     } catch (const CLI::ParseError& e) {

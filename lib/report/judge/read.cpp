@@ -36,7 +36,6 @@ void add_time(Measurement& m, double ns, int repetitions) {
     m.repetitions += repetitions;
 }
 
-// One entry of Google Benchmark's "benchmarks" list, checked.
 // A count (repetitions, iterations, threads): a whole number in range, or
 // `fallback` where the key is absent; a fraction is refused, not truncated.
 double whole_number_or(const In& in, const std::string& key, double fallback, Range range) {
@@ -45,6 +44,7 @@ double whole_number_or(const In& in, const std::string& key, double fallback, Ra
     return value;
 }
 
+// One entry of Google Benchmark's "benchmarks" list, checked.
 struct Entry {
     std::string name, aggregate;  // aggregate: "" for an iteration
     double ns = 0, bytes = -1, footprint = -1;

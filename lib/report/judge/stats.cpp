@@ -83,16 +83,20 @@ double paired_ratio(const RunResults& r, const std::string& group, const std::st
 }
 
 // The interval of a rule's ratio, where the numerator was paired directly with
-// the denominator (a chain has none). Where runs were merged (the same case in
-// several files, or one file given twice), each brought its own: the ratio is
-// the median of the runs' and the interval their hull, so a limit is failed
-// only where every run's interval lies over it, and no merge leaves a row
-// without an interval (before, one given twice read "too few pairs" and passed).
+// the denominator (a chain has none). Where runs were merged (the same case
+// twice in one file), each brought its own: the ratio is the median of the
+// runs' and the interval their hull, which holds it, so a limit is failed only
+// where every run's interval lies over it (before, two intervals left none:
+// "too few pairs", and a failing frame cost given twice passed). A run without
+// an interval among them leaves the row without one, as that run alone would.
 void add_interval(RunResults& r, const std::string& group, const RatioRule& rule) {
     const auto it = r.benchmarks.find(group + "/" + rule.numerator);
     if (it == r.benchmarks.end()) return;
     const auto intervals = it->second.paired_intervals.find(rule.denominator);
-    if (intervals == it->second.paired_intervals.end() || intervals->second.empty()) return;
+    const auto ratios = it->second.paired_ratios.find(rule.denominator);
+    if (intervals == it->second.paired_intervals.end() || intervals->second.empty() ||
+        ratios == it->second.paired_ratios.end() || ratios->second.size() != intervals->second.size())
+        return;
     Interval hull = intervals->second.front();
     for (const Interval& i : intervals->second) hull = {std::min(hull.lo, i.lo), std::max(hull.hi, i.hi)};
     r.ratio_intervals[group + ": " + rule.name] = hull;
