@@ -59,7 +59,6 @@ void reject_empty_list_items(CLI::App& app, const std::vector<std::string>& args
     }
 }
 
-
 }  // namespace
 
 CommandLine parse_command_line(int argc, char** argv) {

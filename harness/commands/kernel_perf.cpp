@@ -7,9 +7,9 @@
 #include "kernel/perf_measure.hpp"
 #include "kernel/perf_template.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
-#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <vector>
