@@ -16,12 +16,12 @@ constexpr Range count_range{0, 1e15};
 
 constexpr long max_folded_frames = 1024;
 
-// total + count, or a failure at `where` when the sum would pass a long: each
-// count is at most 10^15, but many records add up (10^4 of them passed 2^63
-// and printed negative totals).
-long add_count(long total, const In& where, const std::string& what) {
+// total + count (read at `where`), or a failure there when the sum would pass
+// a long: each count is at most 10^15, but many records add up (10^4 of them
+// passed 2^63 and printed negative totals).
+long add_count(long total, double count, const In& where, const std::string& what) {
     long sum;
-    if (__builtin_add_overflow(total, static_cast<long>(where.as_number(count_range)), &sum))
+    if (__builtin_add_overflow(total, static_cast<long>(count), &sum))
         where.fail(what + " adds up past 2^63 - 1 with the records before it");
     return sum;
 }
@@ -36,7 +36,7 @@ void add_folded(std::map<std::string, long>& into, const In& unwind) {
         if (frames > max_folded_frames)
             count.fail("a folded stack of " + std::to_string(frames) + " frames, more than " +
                        std::to_string(max_folded_frames));
-        into[stack] = add_count(into[stack], count, "its count");
+        into[stack] = add_count(into[stack], count.as_number(count_range), count, "its count");
     }
 }
 
@@ -66,11 +66,11 @@ void add_record(CaseSummary& summary, const In& record, const std::string& path)
     add_folded(summary.folded_by_frame[frame], *unwind);
     if (const auto workers = unwind->find("workers")) add_folded(summary.folded_by_frame[frame], *workers);
     UnwindRate& rate = summary.unwind[{spec.string("kernel"), isa, frame}];
+    const double full = tally.number("full", count_range), judged = tally.number("judged", count_range);
     // A full chain is one of the judged samples: more full than judged is no tally.
-    if (tally.number("full", count_range) > tally.number("judged", count_range))
-        tally.at("full").fail("more full chains than judged samples (" + fixed(tally.number("judged", count_range), 0) + ")");
-    rate.full = add_count(rate.full, tally.at("full"), "full");
-    rate.judged = add_count(rate.judged, tally.at("judged"), "judged");
+    if (full > judged) tally.at("full").fail("more full chains than judged samples (" + fixed(judged, 0) + ")");
+    rate.full = add_count(rate.full, full, tally.at("full"), "full");
+    rate.judged = add_count(rate.judged, judged, tally.at("judged"), "judged");
     rate.expected = unwind->string_or("expected_verdict", "full");
     rate.passed = rate.passed && !failed;
 }

@@ -192,21 +192,22 @@ RunResults benchfp_results(const In& doc) {
     for (const In& c : doc.at("cases").elements()) {
         if (c.expect_object().string_or("state", "") != "PASSED" || !c.has("perf")) continue;
         const In spec = c.at("spec");
-        if (spec.string("mode") != "perf")  // times of another mode's run would be judged as perf times
-            spec.at("mode").fail("\"" + spec.string("mode") + "\" in a record with perf times");
+        if (const std::string mode = spec.string("mode"); mode != "perf")  // another mode's times judged as perf times
+            spec.at("mode").fail("\"" + mode + "\" in a record with perf times");
         std::string name = "kernel";
         one_of(spec, "isa", isa_names);
         for (const char* key : {"kernel", "alg", "isa", "problem"}) name.append("/").append(spec.string(key));
         const auto threads = static_cast<long>(whole_number_or(spec, "threads", 1, {1, 1 << 20}));
         if (threads > 1) name.append("@").append(std::to_string(threads)).append("t");
-        name.append("/").append(one_of(spec, "frame", frame_policies));
+        const std::string frame = one_of(spec, "frame", frame_policies);
+        name.append("/").append(frame);
         const In perf = c.at("perf");
         const double ms = perf.number("min_ms", {ranges::time_ns.lo * 1e-6, ranges::time_ns.hi * 1e-6});
         Measurement& m = r.benchmarks[name];
         add_time(m, ms * 1e6, 1);
         if (const auto paired = perf.find("paired")) {
             const std::string reference = one_of(*paired, "reference", frame_policies);
-            if (reference == split_benchmark_name(name).second)  // its ratio to itself: 1, whatever the policy costs
+            if (reference == frame)  // its ratio to itself: 1, whatever the policy costs
                 paired->at("reference").fail("the case's own policy: a policy is paired with another");
             const double ratio = paired->number("ratio", ranges::ratio);
             m.paired_ratios[reference].push_back(ratio);
