@@ -83,7 +83,9 @@ inline void apply_option_rules(CLI::App& app) {
         const std::string type = option_type(option);
         if (type == "INT" || type == "UINT") option->transform(decimal_whole_number(type == "INT"));
         if (type == "FLOAT") option->transform(decimal_number());
-        if (option->get_expected_max() == 0)  // a flag
+        // A flag, but for -h/--help: asking for help twice (`-h --help`) is
+        // still asking for help, as in git and perf, not a usage error.
+        if (option->get_expected_max() == 0 && !option->check_lname("help"))
             option->multi_option_policy(CLI::MultiOptionPolicy::Throw)->disable_flag_override();
     });
 }

@@ -361,6 +361,12 @@ TEST(CliBadInput, WholeNumbersAreDecimalAndFitTheirType) {
     const CommandRun help = run_benchfp("kernel --help");
     EXPECT_NE(help.output.find("--threads"), std::string::npos) << help.output;
     EXPECT_EQ(help.output.find("DECIMAL"), std::string::npos) << help.output;
+    // Flags may be given once, but asking for help twice is still asking for help.
+    for (const std::string twice : {"-h --help", "kernel --help -h", "judge -h -h"}) {
+        const CommandRun again = run_benchfp(twice);
+        EXPECT_EQ(again.status, 0) << twice << ": " << again.output;
+        EXPECT_NE(again.output.find("Usage"), std::string::npos) << twice << ": " << again.output;
+    }
 }
 
 TEST(CliBadInput, AnOutputMayNotReplaceAnInput) {
