@@ -15,15 +15,28 @@ repeat, so they print nothing. Exit 2 on an unreadable report (not a
 judgement: machines a list of objects, each with a list of rows), or one whose
 failed row names no group of either shape, kernel/FAMILY/ALG/ISA/PROBLEM or
 alloc/WORKLOAD: what it would print could not be re-run."""
-import json
+import pathlib
 import re
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "lib"))
+import strict_json  # noqa: E402  (found through the line above)
 
 MEASURED_FAILURES = {"regression", "over limit"}
 # A group's parts as the judge writes them (families, algorithms, ISAs and
 # workloads: lower-case words; problems: m1024n64k1024@2t, 8x64x56x56, ...).
 KERNEL_GROUP = re.compile(r"kernel/([a-z0-9_]+)/[a-z0-9_]+/([a-z0-9_]+)/[A-Za-z0-9_.@]+")
 ALLOC_GROUP = re.compile(r"alloc/([a-z0-9_]+)")
+
+
+def row_enums():
+    """The kinds and verdicts a judgement's row may hold, from its schema: a
+    verdict this script does not know ("Regression") is a corrupt report, not
+    a row to pass over."""
+    schema = strict_json.load(pathlib.Path(__file__).resolve().parent.parent / "results" / "schemas" /
+                              "judgement.schema.json")
+    row = schema["$defs"]["row"]["properties"]
+    return {key: set(row[key]["enum"]) for key in ("kind", "verdict")}
 
 
 def to_rerun(row):
@@ -36,8 +49,8 @@ def to_rerun(row):
 
 def main(path):
     try:
-        with open(path, encoding="utf-8") as f:
-            report = json.load(f)
+        enums = row_enums()
+        report = strict_json.load(path)
         if not isinstance(report, dict) or not isinstance(report.get("machines"), list):
             raise ValueError("no list of machines")
         if not all(isinstance(m, dict) and isinstance(m.get("rows"), list) for m in report["machines"]):
@@ -49,6 +62,9 @@ def main(path):
             for key in ("kind", "verdict"):
                 if not isinstance(r.get(key, ""), str):
                     raise ValueError(f"row {r.get('id', '?')!r}: its {key} is not a string")
+                if key in r and r[key] not in enums[key]:
+                    raise ValueError(f"row {r.get('id', '?')!r}: its {key} {r[key]!r} is none of the schema's"
+                                     f" ({', '.join(sorted(enums[key]))})")
     except (OSError, ValueError, KeyError, TypeError, RecursionError) as e:
         print(f"failed_groups.py: {path}: cannot read the judgement: {e}", file=sys.stderr)
         return 2
@@ -75,7 +91,11 @@ def main(path):
 
 
 if __name__ == "__main__":
+    usage = "usage: scripts/failed_groups.py REPORT_JSON"
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(usage + "\n\n" + __doc__)
+        sys.exit(0)
     if len(sys.argv) != 2:
-        print("usage: scripts/failed_groups.py REPORT_JSON", file=sys.stderr)
+        print(usage, file=sys.stderr)
         sys.exit(2)
     sys.exit(main(sys.argv[1]))

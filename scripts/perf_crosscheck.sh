@@ -7,7 +7,7 @@
 # more than the prologue window (the samples benchfp sets aside as `prologue`,
 # plus 5% of the JIT samples for the samples each profiler takes at other times).
 #
-#   scripts/perf_crosscheck.sh [FAMILY ...]     (default: every family)
+# Usage: scripts/perf_crosscheck.sh [FAMILY ...]     (default: every family)
 #   BENCHFP_BIN=build/benchfp PERF=perf DURATION_MS=400
 #
 # The event is task-clock: a VM without a hardware PMU has no cycles event.
@@ -19,6 +19,9 @@ duration=${DURATION_MS:-400}
 command -v "$perf_bin" >/dev/null || { echo "perf_crosscheck: $perf_bin not found (apt-get install linux-perf)" >&2; exit 2; }
 [[ -x $bin ]] || { echo "perf_crosscheck: $bin not built" >&2; exit 2; }
 
+case "${1:-}" in
+  -h | --help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+esac
 families=("$@")
 if ((${#families[@]} == 0)); then
   listing=$("$bin" kernel --list --json=-) || { echo "perf_crosscheck: benchfp kernel --list failed" >&2; exit 2; }
@@ -41,10 +44,20 @@ printf '%-10s %-9s %8s %-16s %-28s %-28s %s\n' family frame samples verdict benc
 for family in "${families[@]}"; do
   line=$(case_of "$family")
   for frame in clobber preserve frame; do
+    # Each policy's own record: one left by the policy before must not stand in for this one's.
+    rm -f "$work/k.json"
+    run_status=0
     "$perf_bin" record -q -e task-clock -F 2000 -g --call-graph fp -o "$work/perf.data" -- \
       "$bin" kernel $line --frame=$frame --mode=unwind --min-samples=1 --duration-ms="$duration" \
-      --json="$work/k.json" >/dev/null 2>"$work/record.err" || true  # the case's own verdict is not the point
-    [[ -s $work/k.json ]] || { cat "$work/record.err" >&2; exit 2; }
+      --json="$work/k.json" >/dev/null 2>"$work/record.err" || run_status=$?
+    # perf record exits with the case's status: 1 is the case's own verdict, which is
+    # not the point here; anything else is a run that did not happen as asked.
+    if ((run_status > 1)) || [[ ! -s $work/k.json ]]; then
+      cat "$work/record.err" >&2
+      [[ -s $work/k.json ]] && what="exited $run_status" || what="exited $run_status and wrote no record"
+      echo "perf_crosscheck: $family --frame=$frame: benchfp under perf record $what" >&2
+      exit 2
+    fi
     "$perf_bin" script -i "$work/perf.data" -F tid,ip,sym,dso 2>/dev/null >"$work/script.txt"
     python3 - "$work/k.json" "$work/script.txt" "$family" "$frame" <<'PY' || status=1
 import json, sys

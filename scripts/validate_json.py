@@ -3,21 +3,23 @@
 
 Usage: validate_json.py SCHEMA FILE...   (SCHEMA: kernel-results, judgement, alloc-profile, kernel-list, baseline)
 Exit 0 when every file matches, 1 when one does not (each error printed with its path in the
-document), 2 on bad input (unknown schema, unreadable file, not JSON).
+document), 2 on bad input (unknown schema, unreadable file, not JSON: scripts/lib/strict_json.py).
 Debian's python3-jsonschema (4.10); the schemas refer to each other by their $id.
 """
-import json
 import pathlib
 import sys
 
 import jsonschema
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "lib"))
+import strict_json  # noqa: E402  (found through the line above)
 
 SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "results" / "schemas"
 
 
 def load(path):
     try:
-        return json.loads(pathlib.Path(path).read_text())
+        return strict_json.load(path)
     except (OSError, ValueError) as e:
         print(f"validate_json: {path}: {e}", file=sys.stderr)
         sys.exit(2)
@@ -40,13 +42,21 @@ def validator_for(name):
 
 
 def main(argv):
+    if argv[1:] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
     validator = validator_for(argv[1])
     status = 0
     for path in argv[2:]:
-        errors = sorted(validator.iter_errors(load(path)), key=lambda e: list(e.absolute_path))
+        document = load(path)
+        try:
+            errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+        except RecursionError:
+            print(f"validate_json: {path}: nested deeper than the validator holds", file=sys.stderr)
+            return 2
         for e in errors[:20]:
             where = "/".join(str(p) for p in e.absolute_path) or "(document)"
             print(f"{path}: {where}: {e.message[:300]}")

@@ -7,8 +7,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/gate_common.sh
-ref=${1:?usage: scripts/vs.sh REF [ROUNDS]}
+usage="usage: scripts/vs.sh REF [ROUNDS]   (ROUNDS: 1 to 999, default 3)"
+case "${1:-}" in
+  -h | --help) echo "$usage"; exit 0 ;;
+  '') echo "$usage" >&2; exit 2 ;;
+esac
+(($# <= 2)) || { echo "$usage" >&2; exit 2; }
+ref=$1
 rounds=${2:-3}
+# Checked before the two builds it would otherwise wait for.
+[[ $rounds =~ ^[1-9][0-9]{0,2}$ ]] || { echo "benchfp: ROUNDS '$rounds' is not a whole number from 1 to 999" >&2; exit 2; }
 sha=$(git rev-parse --verify --short "$ref^{commit}") || { echo "benchfp: unknown revision '$ref'" >&2; exit 2; }
 work=$(mktemp -d /tmp/benchfp-vs-XXXXXX)
 trap 'git worktree remove --force "$work/tree" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT

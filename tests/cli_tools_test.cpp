@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -146,6 +147,64 @@ TEST(CliJsonSchemas, EveryOutputMatchesItsSchemaAndAChangedOneDoesNot) {
 TEST(CliJsonSchemas, TheValidatorRefusesAnUnknownSchemaAndAFileThatIsNotJson) {
     EXPECT_EQ(validate("nope", "results/tolerances.json").status, 2);
     EXPECT_EQ(validate("baseline", "README.md").status, 2);
+    // What Python's json reads and JSON is not (NaN and Infinity: "matches", exit 0, before), a key
+    // given twice (the last kept), nesting past Python's recursion limit (a traceback), and a FIFO
+    // with no writer (a hang): each exit 2 with the reason (scripts/lib/strict_json.py).
+    const std::string path = temp_path("not_json.json");
+    for (const auto& [text, reason] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"alloc_space": NaN})", "NaN is not a JSON number"},
+             {R"({"alloc_space": -Infinity})", "-Infinity is not a JSON number"},
+             {R"({"schema": 1, "schema": 2})", "the key 'schema' is given twice in one object"},
+             {std::string(100000, '[') + std::string(100000, ']'), "nested deeper than this reader holds"}}) {
+        std::ofstream(path) << text;
+        const CommandRun refused = validate("alloc-profile", path);
+        EXPECT_EQ(refused.status, 2) << text.substr(0, 40) << ": " << refused.output;
+        EXPECT_NE(refused.output.find(reason), std::string::npos) << refused.output;
+        EXPECT_EQ(refused.output.find("Traceback"), std::string::npos) << refused.output;
+    }
+    const std::string fifo = temp_path("no_writer.fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const CommandRun fifo_run = run_shell("timeout 20 scripts/validate_json.py alloc-profile " + fifo);
+    EXPECT_EQ(fifo_run.status, 2) << fifo_run.output;
+    EXPECT_NE(fifo_run.output.find("not a regular file"), std::string::npos) << fifo_run.output;
+}
+
+// The gate's scripts: help is exit 0, a bad argument exit 2 naming it, and
+// before any long work (vs.sh built both trees before it read ROUNDS).
+TEST(CliGateTools, TheScriptsCheckTheirArgumentsFirst) {
+    for (const std::string script : {"scripts/vs.sh", "scripts/perf_crosscheck.sh", "scripts/validate_json.py",
+                                     "scripts/failed_groups.py"}) {
+        const CommandRun help = run_shell(script + " --help");
+        EXPECT_EQ(help.status, 0) << script << ": " << help.output;
+        EXPECT_NE(help.output.find("sage"), std::string::npos) << script << ": " << help.output;  // Usage, usage
+    }
+    const CommandRun bare = run_shell("scripts/vs.sh");
+    EXPECT_EQ(bare.status, 2) << bare.output;
+    EXPECT_NE(bare.output.find("usage: scripts/vs.sh REF [ROUNDS]"), std::string::npos) << bare.output;
+    for (const std::string rounds : {"abc", "0", "-1", "1.5", "1000"}) {
+        const CommandRun run = run_shell("timeout 20 scripts/vs.sh HEAD " + rounds);
+        EXPECT_EQ(run.status, 2) << rounds << ": " << run.output;
+        EXPECT_NE(run.output.find("ROUNDS '" + rounds + "' is not a whole number from 1 to 999"), std::string::npos)
+            << run.output;
+    }
+}
+
+// scripts/perf_crosscheck.sh with a benchfp that fails after its first policy:
+// exit 0 before, the later policies judged on the first one's record (a
+// probe's finding). Now exit 2, naming the run.
+TEST(CliGateTools, PerfCrosscheckFailsWhereBenchfpFails) {
+    const std::string wrapper = temp_path("fails_after_clobber.sh");
+    std::ofstream(wrapper) << "#!/bin/sh\ncase \"$*\" in *--frame=clobber*) exec " << BENCHFP_BIN
+                           << " \"$@\";; esac\necho 'simulated failure' >&2; exit 2\n";
+    std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+    const CommandRun run = run_shell("BENCHFP_BIN=" + wrapper + " DURATION_MS=200 scripts/perf_crosscheck.sh eltwise");
+    if (run.output.find("--frame=clobber:") != std::string::npos && !perf_required())
+        GTEST_SKIP() << "perf record cannot run here:\n" << run.output;
+    EXPECT_EQ(run.status, 2) << run.output;
+    EXPECT_NE(run.output.find("eltwise --frame=preserve: benchfp under perf record exited 2 and wrote no record"),
+              std::string::npos)
+        << run.output;
+    EXPECT_EQ(run.output.find("eltwise    preserve"), std::string::npos) << run.output;
 }
 
 // The allocator benchmark programs (bench/): bad input said as such, exit 2,
@@ -214,7 +273,7 @@ TEST(CliGateTools, FailedGroupsNamesFailuresAndExcusedTimesOnly) {
     EXPECT_EQ(groups.output, "kernel conv avx512\nkernel gemm avx2\nalloc arrays|structs\n");
     // A failed row's group that is neither shape would re-run nothing, or a
     // workload filter of nothing: exit 2 (a probe found these dropped, exit 0).
-    for (const std::string& malformed : {"kernel/eltwise", "alloc/", "alloc", "kernel/elt wise/relu/avx2/64",
+    for (const std::string malformed : {"kernel/eltwise", "alloc/", "alloc", "kernel/elt wise/relu/avx2/64",
                                          "kernel/../relu/avx2/64", "bogus/x/y/z", ""}) {
         const CommandRun refused = report_of(nlohmann::json::array({row(malformed, "time", "regression")}));
         EXPECT_EQ(refused.status, 2) << malformed << ": " << refused.output;
@@ -247,6 +306,27 @@ TEST(CliGateTools, FailedGroupsNamesFailuresAndExcusedTimesOnly) {
         EXPECT_NE(refused.output.find("cannot read the judgement"), std::string::npos) << refused.output;
         EXPECT_EQ(refused.output.find("Traceback"), std::string::npos) << refused.output;
     }
+    // A key given twice (the last "machines" kept: its failures dropped, exit 0, before), a verdict
+    // the schema does not name (skipped, exit 0), and a FIFO with no writer (a hang).
+    for (const auto& [text, reason] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"machines": [{"rows": [{"kind": "time", "verdict": "regression", "group": "alloc/a"}]}],)"
+              R"( "machines": []})",
+              "the key 'machines' is given twice"},
+             {R"({"machines": [{"rows": [{"kind": "time", "verdict": "Regression", "group": "alloc/a"}]}]})",
+              "its verdict 'Regression' is none of the schema's"},
+             {R"({"machines": [{"rows": [{"kind": "speed", "verdict": "regression", "group": "alloc/a"}]}]})",
+              "its kind 'speed' is none of the schema's"}}) {
+        std::ofstream(path) << text;
+        const CommandRun refused = run_shell("scripts/failed_groups.py " + path);
+        EXPECT_EQ(refused.status, 2) << text << ": " << refused.output;
+        EXPECT_NE(refused.output.find(reason), std::string::npos) << refused.output;
+    }
+    const std::string fifo = temp_path("judgement.fifo");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const CommandRun fifo_run = run_shell("timeout 20 scripts/failed_groups.py " + fifo);
+    EXPECT_EQ(fifo_run.status, 2) << fifo_run.output;
+    EXPECT_NE(fifo_run.output.find("cannot read the judgement: not a regular file"), std::string::npos)
+        << fifo_run.output;
 }
 
 }  // namespace
