@@ -68,8 +68,15 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(CliAudit, NoSuchProcessIsBadInput) { expect_usage_error("audit --pid=999999999 --duration-ms=100", "no process"); }
-TEST(CliAudit, NamesExactlyOneProcess) { expect_usage_error("audit --duration-ms=100", "name one process"); }
-TEST(CliAudit, ACommandThatExitsAtOnceIsBadInput) { expect_usage_error("audit -- /bin/true", "exited within"); }
+TEST(CliAudit, NamesExactlyOneProcess) {
+    expect_usage_error("audit --duration-ms=100", "name one process");
+    // Two named: both said, as given.
+    expect_usage_error("audit --duration-ms=100 --pid=1 -- /bin/true", "(given: --pid=1 and -- /bin/true)");
+}
+TEST(CliAudit, ACommandThatExitsAtOnceIsBadInput) {
+    expect_usage_error("audit -- /bin/true", "exited within --delay-ms=300 (exit status 0)");
+    expect_usage_error("audit -- /bin/sh -c 'exit 3'", "exited within --delay-ms=300 (exit status 3)");
+}
 TEST(CliAudit, AProgramWithoutJitCodeIsReportedNotFailed) {
     expect_sampled_run("audit --duration-ms=200 --delay-ms=100 -- /bin/sh -c 'while :; do :; done'", 0,
                        {"No JIT code was seen", "JIT samples: 0 of "});
@@ -77,6 +84,9 @@ TEST(CliAudit, AProgramWithoutJitCodeIsReportedNotFailed) {
 // A process that never ran in the window gave nothing to report: no green.
 TEST(CliAudit, AProcessWithNoSampleAtAllIsNotAFinding) {
     expect_sampled_run("audit --duration-ms=200 --delay-ms=100 -- /bin/sleep 2", 1, {"no sample of process"});
+    // An event other than a clock samples where it occurs, not wherever the process runs.
+    expect_sampled_run("audit --event=perf::page-faults --duration-ms=200 --delay-ms=100 -- /bin/sleep 2", 1,
+                       {"no perf::page-faults event occurred in it"});
 }
 TEST(CliAudit, NamesJitCodeFromThePerfMapWhenTheProcessWritesOne) {
     const CommandRun run = run_benchfp("audit --duration-ms=400 --delay-ms=300 -- " + std::string(BENCHFP_BIN) +
@@ -93,7 +103,11 @@ TEST(CliAudit, NamesJitCodeFromThePerfMapWhenTheProcessWritesOne) {
 TEST(CliAudit, AProcessThatExitsDuringTheWindowIsReportedWithANote) {
     expect_sampled_run("audit --expect=bar,foo,main --duration-ms=4000 --delay-ms=200 -- " + std::string(BENCHFP_BIN) +
                            " kernel --kernel=eltwise --frame=frame --mode=unwind --duration-ms=600 262144",
-                       0, {"exited during the window", "| full"});
+                       0, {"exited during the window (exit status 0)", "| full"});
+    // How the command ended is said: a crash is not a clean exit.
+    expect_sampled_run("audit --duration-ms=4000 --delay-ms=100 -- /bin/sh -c 'i=0; while [ $i -lt 400000 ]; do "
+                       "i=$((i+1)); done; kill -SEGV $$'",
+                       0, {"exited during the window (killed by SIGSEGV)"});
 }
 
 // oneDNN's OpenMP workers and the target's own thread start right after exec:

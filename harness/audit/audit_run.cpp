@@ -85,6 +85,17 @@ bool alive(pid_t pid, bool is_child) {
     return perf::process_alive(pid);  // not its parent: a zombie has exited all the same
 }
 
+// How a child of benchfp that has exited ended ("exit status 7", "killed by
+// SIGSEGV"), read without reaping it (see alive); empty while it runs.
+std::string how_child_ended(pid_t pid) {
+    siginfo_t info = {};
+    if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return "";
+    if (info.si_code == CLD_EXITED) return "exit status " + std::to_string(info.si_status);
+    const char* name = sigabbrev_np(info.si_status);
+    return (name ? "killed by SIG" + std::string(name) : "killed by signal " + std::to_string(info.si_status)) +
+           (info.si_code == CLD_DUMPED ? ", core dumped" : "");
+}
+
 // Whether the process went away while it was being attached to. An attach
 // step fails ("No such process" from libdw, no thread left to sample) while
 // the process exits, before it is a zombie its parent can wait for: under load
@@ -230,8 +241,11 @@ AuditReport audit_process(const AuditRequest& q) {
     report.event_note = event.note;
     report.mode = q.system_wide ? "every CPU (system-wide), this process's samples" : "every thread of the process";
     report.exited = exited;
-    if (exited)
-        report.notes.push_back("the process exited during the window; code bytes and later mappings could not be read");
+    if (exited) {
+        const std::string how = q.child ? how_child_ended(q.pid) : "";  // another's process: its parent's to know
+        report.notes.push_back("the process exited during the window" + (how.empty() ? "" : " (" + how + ")") +
+                               "; code bytes and later mappings could not be read");
+    }
     report.notes.insert(report.notes.end(), recording.notes.begin(), recording.notes.end());
     if (recording.stats.lost) report.notes.push_back(std::to_string(recording.stats.lost) + " samples were lost");
     return report;
@@ -370,8 +384,8 @@ AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_m
             request.child = &child;
             report = audit_process(request);
         } else if (!stop_requested()) {
-            throw std::runtime_error("'" + argv[0] + "' exited within --delay-ms=" + std::to_string(delay_ms) +
-                                     " (or could not be started)");
+            throw std::runtime_error("'" + argv[0] + "' exited within --delay-ms=" + std::to_string(delay_ms) + " (" +
+                                     how_child_ended(child.pid) + ")");
         }
     } catch (...) {
         stop_child(child);  // also what it started, when it exited itself

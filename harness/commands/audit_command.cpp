@@ -10,6 +10,8 @@
 
 #include <iostream>
 #include <limits>
+#include <string>
+#include <vector>
 
 namespace benchfp::harness {
 
@@ -58,8 +60,11 @@ int print_report(const AuditOptions& o, const AuditReport& report) {
     std::cout << render_audit_markdown(report);
     if (!o.report_dir.empty()) write_audit_report(report, o.report_dir);
     if (report.samples == 0) {
-        std::cerr << "benchfp audit: no sample of process " << report.pid
-                  << " in the window: it did not run on a CPU (idle, or --pid named a thread, not a process)\n";
+        // A clock samples a process while it runs; another event only where it occurs.
+        const bool clock = report.event.find("clock") != std::string::npos;
+        std::cerr << "benchfp audit: no sample of process " << report.pid << " in the window: "
+                  << (clock ? "it did not run on a CPU (idle, or " : "no " + report.event + " event occurred in it (or ")
+                  << "--pid named a thread, not a process)\n";
         return 1;
     }
     if (!report.jit_samples) std::cout << "JIT samples: 0 of " << report.samples << '\n';
@@ -68,8 +73,16 @@ int print_report(const AuditOptions& o, const AuditReport& report) {
 
 // The audit; a signal that stopped it propagates as StoppedBySignal (run_audit).
 int run_audit_unsignalled(const AuditOptions& o) {
-    const int sources = (o.pid != 0) + !o.command.empty() + !o.target.empty();
-    if (sources != 1) return report_error("name one process: --pid=P, --target=onednn, or -- CMD ARGS");
+    std::vector<std::string> sources;
+    if (o.pid != 0) sources.push_back("--pid=" + std::to_string(o.pid));
+    if (!o.target.empty()) sources.push_back("--target=" + o.target);
+    if (!o.command.empty()) sources.push_back("-- " + o.command.front());
+    if (sources.size() != 1) {
+        std::string given;  // what clashed, as given
+        for (const std::string& s : sources) given += (given.empty() ? "" : " and ") + s;
+        return report_error("name one process: --pid=P, --target=onednn, or -- CMD ARGS" +
+                            (given.empty() ? std::string() : " (given: " + given + ")"));
+    }
     if (o.duration_ms == 0) return report_error("--duration-ms must be positive");
     if (const std::string problem = perf::frequency_problem(o.frequency); !problem.empty()) return report_error(problem);
     // --report's files are checked before sampling, not after it; the
