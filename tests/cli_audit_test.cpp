@@ -68,6 +68,17 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(CliAudit, NoSuchProcessIsBadInput) { expect_usage_error("audit --pid=999999999 --duration-ms=100", "no process"); }
+// A thread's id opens /proc like a process's, but its process's samples carry
+// the process's id: "no sample" (exit 1) before; now said, with that id.
+TEST(CliAudit, AThreadIdIsNotAProcessId) {
+    const CommandRun run = run_shell(
+        "python3 -c 'import threading, time; threading.Thread(target=time.sleep, args=(20,), daemon=True).start();"
+        " time.sleep(20)' & P=$!; sleep 0.5; T=$(ls /proc/$P/task | grep -vx $P | head -1); " +
+        std::string(BENCHFP_BIN) + " audit --duration-ms=100 --pid=$T 2>&1; S=$?; kill $P; echo \"pid $P status $S\"");
+    EXPECT_NE(run.output.find("is a thread (python3) of process "), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find(": --pid takes the process's id"), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find(" status 2"), std::string::npos) << run.output;
+}
 TEST(CliAudit, NamesExactlyOneProcess) {
     expect_usage_error("audit --duration-ms=100", "name one process");
     // Two named: both said, as given.

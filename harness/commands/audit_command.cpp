@@ -52,8 +52,8 @@ int report_error(const std::string& message) {
 
 // The report of one process to stdout (and --report-dir); 2 when the process
 // left before anything could be judged, 1 when it stayed and gave no sample at
-// all (it did not run in the window: idle, or a thread id given as --pid, whose
-// samples carry the process's id): a report of nothing seen is no finding.
+// all (it did not run in the window, or the event did not occur in it): a
+// report of nothing seen is no finding.
 int print_report(const AuditOptions& o, const AuditReport& report) {
     if (report.samples == 0 && report.exited)
         return report_error("process " + std::to_string(report.pid) + " exited before any sample was taken");
@@ -63,8 +63,8 @@ int print_report(const AuditOptions& o, const AuditReport& report) {
         // A clock samples a process while it runs; another event only where it occurs.
         const bool clock = report.event.find("clock") != std::string::npos;
         std::cerr << "benchfp audit: no sample of process " << report.pid << " in the window: "
-                  << (clock ? "it did not run on a CPU (idle, or " : "no " + report.event + " event occurred in it (or ")
-                  << "--pid named a thread, not a process)\n";
+                  << (clock ? "it did not run on a CPU (idle)" : "no " + report.event + " event occurred in it")
+                  << '\n';
         return 1;
     }
     if (!report.jit_samples) std::cout << "JIT samples: 0 of " << report.samples << '\n';

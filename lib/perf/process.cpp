@@ -72,9 +72,31 @@ bool process_alive(pid_t pid) {
     return stat && !zombie(pid, *stat);
 }
 
+namespace {
+
+// The process (thread group) a thread id belongs to, from /proc/ID/status's
+// Tgid line: ID itself for a process, or nothing when it cannot be read.
+std::optional<pid_t> thread_group_of(pid_t id) {
+    std::ifstream status("/proc/" + std::to_string(id) + "/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.starts_with("Tgid:")) {
+            pid_t group = 0;
+            std::istringstream(line.substr(5)) >> group;
+            return group > 0 ? std::optional<pid_t>(group) : std::nullopt;
+        }
+    return std::nullopt;
+}
+
+}  // namespace
+
 std::string unauditable_reason(pid_t pid) {
     const std::optional<ProcessStat> stat = read_stat(pid);
     if (!stat) return {};
+    // A thread's id opens /proc/ID like a process's, and its samples carry
+    // the process's id: a window of them would read "no sample" (exit 1).
+    if (const std::optional<pid_t> group = thread_group_of(pid); group && *group != pid)
+        return std::to_string(pid) + " is a thread (" + stat->comm + ") of process " + std::to_string(*group) +
+               ": --pid takes the process's id";
     const std::string who = "process " + std::to_string(pid) + " (" + stat->comm + ")";
     if (zombie(pid, *stat)) return who + " is a zombie: it has exited and waits for its parent to reap it";
     constexpr unsigned long kernel_thread = 0x00200000;  // PF_KTHREAD

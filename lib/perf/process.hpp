@@ -43,7 +43,8 @@ std::optional<ProcessStat> read_stat(pid_t pid);
 
 // Why a process that exists has nothing to audit, or empty: a kernel thread
 // has no user-space code, a zombie has exited and waits to be reaped (both have
-// no mappings, where libdw's report reads "No such process").
+// no mappings, where libdw's report reads "No such process"), and the id of a
+// thread other than a process's first is not the process's id.
 std::string unauditable_reason(pid_t pid);
 
 // Whether a process of group `group` is alive (not a zombie), from /proc.
