@@ -20,7 +20,8 @@ import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "lib"))
-import strict_json  # noqa: E402  (found through the line above)
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
+import strict_json  # noqa: E402  (found through the lines above)
 
 MEASURED_FAILURES = {"regression", "over limit"}
 # A group's parts as the judge writes them (families, algorithms, ISAs and

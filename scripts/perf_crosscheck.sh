@@ -5,13 +5,18 @@
 # gives every sample in JIT code perf's own callers the same verdict rule, and
 # compares with benchfp's tallies. Exits 1 when perf and benchfp disagree by
 # more than the prologue window (the samples benchfp sets aside as `prologue`,
-# plus 5% of the JIT samples for the samples each profiler takes at other times).
+# plus 5% of the JIT samples for the samples each profiler takes at other times),
+# 2 when a run cannot be compared (perf or benchfp missing, a run under perf
+# record that exits over 1 or writes no record).
 #
 # Usage: scripts/perf_crosscheck.sh [FAMILY ...]     (default: every family)
 #   BENCHFP_BIN=build/benchfp PERF=perf DURATION_MS=400
 #
 # The event is task-clock: a VM without a hardware PMU has no cycles event.
 set -euo pipefail
+case "${1:-}" in
+  -h | --help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+esac
 cd "$(dirname "$0")/.."
 bin=${BENCHFP_BIN:-build/benchfp}
 perf_bin=${PERF:-perf}
@@ -19,9 +24,6 @@ duration=${DURATION_MS:-400}
 command -v "$perf_bin" >/dev/null || { echo "perf_crosscheck: $perf_bin not found (apt-get install linux-perf)" >&2; exit 2; }
 [[ -x $bin ]] || { echo "perf_crosscheck: $bin not built" >&2; exit 2; }
 
-case "${1:-}" in
-  -h | --help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
-esac
 families=("$@")
 if ((${#families[@]} == 0)); then
   listing=$("$bin" kernel --list --json=-) || { echo "perf_crosscheck: benchfp kernel --list failed" >&2; exit 2; }
@@ -60,8 +62,11 @@ for family in "${families[@]}"; do
     fi
     "$perf_bin" script -i "$work/perf.data" -F tid,ip,sym,dso 2>/dev/null >"$work/script.txt"
     python3 - "$work/k.json" "$work/script.txt" "$family" "$frame" <<'PY' || status=1
-import json, sys
-record = json.load(open(sys.argv[1]))
+import sys
+sys.path.insert(0, "scripts/lib")
+sys.dont_write_bytecode = True
+import strict_json
+record = strict_json.load(sys.argv[1])
 case = record["cases"][0] if isinstance(record, dict) and "cases" in record else record[0]
 u = case["unwind"]
 outer, direct = u["expected_callers"], u["expected_direct_caller"]

@@ -12,7 +12,8 @@ import sys
 import jsonschema
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "lib"))
-import strict_json  # noqa: E402  (found through the line above)
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
+import strict_json  # noqa: E402  (found through the lines above)
 
 SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "results" / "schemas"
 

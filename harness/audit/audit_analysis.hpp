@@ -63,6 +63,7 @@ struct AuditReport {
     std::vector<std::pair<std::string, uint64_t>> broken_chains;  // most frequent first
     std::vector<Culprit> culprits;  // most frequent first
     bool exited = false;  // the process went away during the window
+    std::string ended;    // how, when it was benchfp's child: "exit status 7", "killed by SIGSEGV"
     std::vector<std::string> notes;
 };
 

@@ -77,19 +77,24 @@ private:
 // the exit without reaping it, so its pid, which is also its process group's
 // id, stays taken until stop_child signals the group and reaps it last:
 // otherwise another process could take the id in between and get the signals.
+// A child's exit as waitid reports it, without reaping it: nothing while it runs.
+std::optional<siginfo_t> child_exit(pid_t pid) {
+    siginfo_t info = {};
+    if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return std::nullopt;
+    return info;
+}
+
 bool alive(pid_t pid, bool is_child) {
-    if (is_child) {
-        siginfo_t info = {};
-        return waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
-    }
+    if (is_child) return !child_exit(pid);
     return perf::process_alive(pid);  // not its parent: a zombie has exited all the same
 }
 
 // How a child of benchfp that has exited ended ("exit status 7", "killed by
 // SIGSEGV"), read without reaping it (see alive); empty while it runs.
 std::string how_child_ended(pid_t pid) {
-    siginfo_t info = {};
-    if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return "";
+    const std::optional<siginfo_t> exit = child_exit(pid);
+    if (!exit) return "";
+    const siginfo_t& info = *exit;
     if (info.si_code == CLD_EXITED) return "exit status " + std::to_string(info.si_status);
     const char* name = sigabbrev_np(info.si_status);
     return (name ? "killed by SIG" + std::string(name) : "killed by signal " + std::to_string(info.si_status)) +
@@ -242,8 +247,9 @@ AuditReport audit_process(const AuditRequest& q) {
     report.mode = q.system_wide ? "every CPU (system-wide), this process's samples" : "every thread of the process";
     report.exited = exited;
     if (exited) {
-        const std::string how = q.child ? how_child_ended(q.pid) : "";  // another's process: its parent's to know
-        report.notes.push_back("the process exited during the window" + (how.empty() ? "" : " (" + how + ")") +
+        if (q.child) report.ended = how_child_ended(q.pid);  // another's process: its parent's to know
+        report.notes.push_back("the process exited during the window" +
+                               (report.ended.empty() ? "" : " (" + report.ended + ")") +
                                "; code bytes and later mappings could not be read");
     }
     report.notes.insert(report.notes.end(), recording.notes.begin(), recording.notes.end());
@@ -384,8 +390,9 @@ AuditReport audit_started(const std::vector<std::string>& argv, uint64_t delay_m
             request.child = &child;
             report = audit_process(request);
         } else if (!stop_requested()) {
-            throw std::runtime_error("'" + argv[0] + "' exited within --delay-ms=" + std::to_string(delay_ms) + " (" +
-                                     how_child_ended(child.pid) + ")");
+            const std::string how = how_child_ended(child.pid);
+            throw std::runtime_error("'" + argv[0] + "' exited within --delay-ms=" + std::to_string(delay_ms) +
+                                     (how.empty() ? "" : " (" + how + ")"));
         }
     } catch (...) {
         stop_child(child);  // also what it started, when it exited itself

@@ -56,15 +56,16 @@ int report_error(const std::string& message) {
 // report of nothing seen is no finding.
 int print_report(const AuditOptions& o, const AuditReport& report) {
     if (report.samples == 0 && report.exited)
-        return report_error("process " + std::to_string(report.pid) + " exited before any sample was taken");
+        return report_error("process " + std::to_string(report.pid) + " exited before any sample was taken" +
+                            (report.ended.empty() ? "" : " (" + report.ended + ")"));
     std::cout << render_audit_markdown(report);
     if (!o.report_dir.empty()) write_audit_report(report, o.report_dir);
     if (report.samples == 0) {
-        // A clock samples a process while it runs; another event only where it occurs.
+        // A clock samples a process wherever it runs; another event (cycles,
+        // page-faults) only where it counts, which running may not be.
         const bool clock = report.event.find("clock") != std::string::npos;
-        std::cerr << "benchfp audit: no sample of process " << report.pid << " in the window: "
-                  << (clock ? "it did not run on a CPU (idle)" : "no " + report.event + " event occurred in it")
-                  << '\n';
+        std::cerr << "benchfp audit: no sample of process " << report.pid << " in the window: it did not run on a CPU"
+                  << (clock ? " (idle)" : ", or no " + report.event + " event occurred in it") << '\n';
         return 1;
     }
     if (!report.jit_samples) std::cout << "JIT samples: 0 of " << report.samples << '\n';

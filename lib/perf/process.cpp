@@ -77,7 +77,7 @@ namespace {
 // The process (thread group) a thread id belongs to, from /proc/ID/status's
 // Tgid line: ID itself for a process, or nothing when it cannot be read.
 std::optional<pid_t> thread_group_of(pid_t id) {
-    std::ifstream status("/proc/" + std::to_string(id) + "/status");
+    std::istringstream status(slurp(proc_path(id, "status")).value_or(""));
     for (std::string line; std::getline(status, line);)
         if (line.starts_with("Tgid:")) {
             pid_t group = 0;
