@@ -73,10 +73,6 @@ private:
     std::array<struct sigaction, 3> former = {};
 };
 
-// A child that has exited stays a zombie until reaped. waitid's WNOWAIT sees
-// the exit without reaping it, so its pid, which is also its process group's
-// id, stays taken until stop_child signals the group and reaps it last:
-// otherwise another process could take the id in between and get the signals.
 // A child's exit as waitid reports it, without reaping it: nothing while it runs.
 std::optional<siginfo_t> child_exit(pid_t pid) {
     siginfo_t info = {};
@@ -84,6 +80,10 @@ std::optional<siginfo_t> child_exit(pid_t pid) {
     return info;
 }
 
+// A child that has exited stays a zombie until reaped. waitid's WNOWAIT sees
+// the exit without reaping it, so its pid, which is also its process group's
+// id, stays taken until stop_child signals the group and reaps it last:
+// otherwise another process could take the id in between and get the signals.
 bool alive(pid_t pid, bool is_child) {
     if (is_child) return !child_exit(pid);
     return perf::process_alive(pid);  // not its parent: a zombie has exited all the same
@@ -92,9 +92,9 @@ bool alive(pid_t pid, bool is_child) {
 // How a child of benchfp that has exited ended ("exit status 7", "killed by
 // SIGSEGV"), read without reaping it (see alive); empty while it runs.
 std::string how_child_ended(pid_t pid) {
-    const std::optional<siginfo_t> exit = child_exit(pid);
-    if (!exit) return "";
-    const siginfo_t& info = *exit;
+    const std::optional<siginfo_t> ended = child_exit(pid);
+    if (!ended) return "";
+    const siginfo_t& info = *ended;
     if (info.si_code == CLD_EXITED) return "exit status " + std::to_string(info.si_status);
     const char* name = sigabbrev_np(info.si_status);
     return (name ? "killed by SIG" + std::string(name) : "killed by signal " + std::to_string(info.si_status)) +
