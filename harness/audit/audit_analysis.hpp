@@ -52,6 +52,7 @@ struct Culprit {
 struct AuditReport {
     int pid = 0;
     std::string command, event, event_note, mode;
+    bool event_is_clock = true;  // a clock samples wherever the process runs (perf::Event::is_clock)
     std::vector<std::string> expect;  // empty: the verdict is whether the chain reaches the thread's start
     double seconds = 0;
     size_t events = 0;

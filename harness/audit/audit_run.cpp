@@ -243,6 +243,7 @@ AuditReport audit_process(const AuditRequest& q) {
     AuditReport report = analyse(recording, regions, maps, *symbols, q.expect);
     report.pid = q.pid;
     report.event = event.event.name;
+    report.event_is_clock = event.event.is_clock();
     report.event_note = event.note;
     report.mode = q.system_wide ? "every CPU (system-wide), this process's samples" : "every thread of the process";
     report.exited = exited;

@@ -63,9 +63,8 @@ int print_report(const AuditOptions& o, const AuditReport& report) {
     if (report.samples == 0) {
         // A clock samples a process wherever it runs; another event (cycles,
         // page-faults) only where it counts, which running may not be.
-        const bool clock = report.event.find("clock") != std::string::npos;
         std::cerr << "benchfp audit: no sample of process " << report.pid << " in the window: it did not run on a CPU"
-                  << (clock ? " (idle)" : ", or no " + report.event + " event occurred in it") << '\n';
+                  << (report.event_is_clock ? " (idle)" : ", or no " + report.event + " event occurred in it") << '\n';
         return 1;
     }
     if (!report.jit_samples) std::cout << "JIT samples: 0 of " << report.samples << '\n';
