@@ -147,6 +147,15 @@ TEST(CliJudge, BadPathsAreBadInputNeverASignal) {
     expect_usage_error(with(args, "--instructions", d + "huge.json"), "huge.json");
     expect_usage_error(with(args, "--instructions", d + "absent.json"), "absent.json: cannot open instruction counts: no such file");
     expect_usage_error(with(args, "--report", "/dev/null"), "/dev/null: cannot create report directory");
+    // A FIFO nobody writes to is refused at once, not waited on; a pipe with a
+    // writer is read; a device that never ends (or a terminal) is refused.
+    const std::string fifo = d + "fifo.json";
+    ASSERT_EQ(run_shell("mkfifo " + fifo).status, 0);
+    expect_usage_error(with(args, "--current", fifo), "fifo.json: results is a FIFO or pipe with nothing written to it (no writer)");
+    expect_usage_error(with(args, "--current", "/dev/zero"), "/dev/zero: cannot open results: not a regular file or a pipe");
+    const CommandRun piped = run_shell("bash -c '" + std::string(BENCHFP_BIN) + " " +
+                                       with(args, "--current", "<(cat " + d + "current.json)") + "'");
+    EXPECT_EQ(piped.status, 0) << piped.output;
     const CommandRun bare = run_shell("cd " + files.dir.string() + " && " + BENCHFP_BIN + " judge --current=current.json "
                                       "--update-baseline --baseline=bare.json --tolerances=tolerances.json");
     EXPECT_EQ(bare.status, 0) << bare.output;

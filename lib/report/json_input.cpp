@@ -1,11 +1,14 @@
 #include "report/json_input.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <set>
 #include <sstream>
-#include <system_error>
 #include <vector>
 
 namespace benchfp::report {
@@ -39,23 +42,52 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& path, c
     }
 }
 
-nlohmann::json read_json_file(const std::string& path, const std::string& what) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (!std::filesystem::exists(status)) throw InputError(path + ": cannot open " + what + ": no such file");
-    // An ifstream opens a directory without complaint and then reads nothing.
-    if (std::filesystem::is_directory(status)) throw InputError(path + ": cannot open " + what + ": is a directory");
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw InputError(path + ": cannot open " + what + ": unreadable");
-    std::ostringstream text;
-    // An empty file makes `text << rdbuf()` fail too: say so, not "unreadable".
-    // Its size is asked only then: a /proc file says 0 and has text.
-    if (!(text << file.rdbuf()) || file.bad()) {
-        if (!file.bad() && std::filesystem::is_regular_file(status) && std::filesystem::file_size(path, ec) == 0 && !ec)
-            throw InputError(path + ": " + what + " file is empty");
-        throw InputError(path + ": cannot open " + what + ": unreadable");
+namespace {
+
+// The whole of an input file, or an InputError saying why not. Opened
+// non-blocking, so that a FIFO nobody writes to is refused at once, not a
+// run that waits forever: its first read says end of file when no writer has
+// it open. A pipe with a writer (a shell's <(...)) is read as it comes. Only
+// regular files and pipes: /dev/zero would be read until memory ran out, a
+// terminal until someone typed. /proc files are regular (size 0, text read).
+std::string read_input_text(const std::string& path, const std::string& what) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        const int error = errno;
+        throw InputError(path + ": cannot open " + what + ": " +
+                         (error == ENOENT ? std::string("no such file") : std::strerror(error)));
     }
-    return parse_json_text(text.str(), path, what);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) throw InputError(path + ": cannot open " + what + ": " + std::strerror(errno));
+    // An open directory reads nothing without complaint.
+    if (S_ISDIR(st.st_mode)) throw InputError(path + ": cannot open " + what + ": is a directory");
+    const bool pipe = S_ISFIFO(st.st_mode);
+    if (!pipe && !S_ISREG(st.st_mode)) throw InputError(path + ": cannot open " + what + ": not a regular file or a pipe");
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+        throw InputError(path + ": cannot open " + what + ": " + std::strerror(errno));
+    std::string text;
+    char buffer[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw InputError(path + ": cannot read " + what + ": " + std::strerror(errno));
+        if (n == 0) break;
+        text.append(buffer, static_cast<size_t>(n));
+    }
+    if (text.empty())
+        throw InputError(path + ": " + what + (pipe ? " is a FIFO or pipe with nothing written to it (no writer)" : " file is empty"));
+    return text;
+}
+
+}  // namespace
+
+nlohmann::json read_json_file(const std::string& path, const std::string& what) {
+    return parse_json_text(read_input_text(path, what), path, what);
 }
 
 namespace {
