@@ -237,15 +237,25 @@ TEST(JudgeFrameCost, MergedRunsAreJudgedOnTheHullOfTheirIntervals) {
     using report::RowVerdict;
     report::Tolerances t;
     t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}, 0, true}};
-    const auto verdict_of_merge = [&](const report::RunResults& a, const report::RunResults& b) {
+    const auto row_of_merge = [&](const report::RunResults& a, const report::RunResults& b) {
         report::RunResults merged = report::merge_runs({a, b});
         report::compute_ratios(merged, t);
         for (const report::Row& row : report::judge_limits_only(merged, t).rows)
-            if (row.kind == "ratio") return row.verdict;
+            if (row.kind == "ratio") return row;
         throw std::runtime_error("no ratio row");
+    };
+    const auto verdict_of_merge = [&](const report::RunResults& a, const report::RunResults& b) {
+        return row_of_merge(a, b).verdict;
     };
     const report::RunResults failing = with_frame_ratio(1.253, report::Interval{1.20, 1.30});
     EXPECT_EQ(verdict_of_merge(failing, failing), RowVerdict::over_limit);
+    // The hull is wider than a 95% interval, and its note says what it is.
+    EXPECT_EQ(row_of_merge(failing, with_frame_ratio(1.265, report::Interval{1.21, 1.31})).note,
+              "hull of 2 runs' 95% intervals [1.2000, 1.3100] over the limit 1.005");
+    report::RunResults one = failing;
+    report::compute_ratios(one, t);
+    for (const report::Row& row : report::judge_limits_only(one, t).rows)
+        if (row.kind == "ratio") EXPECT_EQ(row.note, "95% interval [1.2000, 1.3000] over the limit 1.005");
     EXPECT_EQ(verdict_of_merge(failing, with_frame_ratio(1.265, report::Interval{1.21, 1.31})), RowVerdict::over_limit);
     // One run over the limit and one within: the hull straddles it.
     EXPECT_EQ(verdict_of_merge(failing, with_frame_ratio(1.001, report::Interval{0.999, 1.003})), RowVerdict::unresolved);

@@ -84,7 +84,7 @@ const typename Map::mapped_type* find_in(const Map& map, const std::string& key)
 // regression against the baseline stays one.
 void judge_limit(Row& row, double current, const Interval* interval) {
     const std::string text =
-        interval ? "95% interval " + bracketed(*interval) + " " : "";
+        interval ? interval_text(*interval) + " " : "";
     if (interval ? interval->lo > row.limit : !(current <= row.limit)) {
         row.over_limit = true;
         if (row.verdict != RowVerdict::regression) row.verdict = RowVerdict::over_limit;
@@ -212,7 +212,7 @@ void within_placement_noise(Row& row, const Interval& interval, const Control* a
     if (!(move > 0 && interval.lo - 1 <= move)) return;
     row.over_limit = false;
     row.verdict = RowVerdict::unresolved;
-    row.note = "95% interval " + bracketed(interval) + " over the limit, but no farther above 1 than placement "
+    row.note = interval_text(interval) + " over the limit, but no farther above 1 than placement "
                "alone moves this kernel: its A/A control reads " + fixed(aa->ratio, 4) + " " + bracketed(*aa->interval) +
                ", " + fixed(100 * move, 1) + "% from 1";
 }

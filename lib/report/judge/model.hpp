@@ -11,9 +11,12 @@
 
 namespace benchfp::report {
 
-// A paired ratio's 95% interval (judge/stats.hpp: median_interval).
+// A paired ratio's 95% interval (judge/stats.hpp: median_interval), or where
+// runs were merged, the hull of theirs (`runs` of them): wider than a 95%
+// interval, and said so in notes (interval_text).
 struct Interval {
     double lo = 0, hi = 0;
+    size_t runs = 1;
 };
 
 struct Measurement {

@@ -19,6 +19,12 @@ std::string bracketed(const Interval& interval) {
     return "[" + fixed(interval.lo, 4) + ", " + fixed(interval.hi, 4) + "]";
 }
 
+std::string interval_text(const Interval& interval) {
+    const std::string what =
+        interval.runs > 1 ? "hull of " + std::to_string(interval.runs) + " runs' 95% intervals " : "95% interval ";
+    return what + bracketed(interval);
+}
+
 double median(std::vector<double> values) {
     if (values.empty()) return NAN;
     std::sort(values.begin(), values.end());
@@ -99,6 +105,7 @@ void add_interval(RunResults& r, const std::string& group, const RatioRule& rule
         return;
     Interval hull = intervals->second.front();
     for (const Interval& i : intervals->second) hull = {std::min(hull.lo, i.lo), std::max(hull.hi, i.hi)};
+    hull.runs = intervals->second.size();
     r.ratio_intervals[group + ": " + rule.name] = hull;
 }
 

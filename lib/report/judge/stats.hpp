@@ -15,6 +15,8 @@ namespace benchfp::report {
 std::string fixed(double v, int digits = 3);
 // An interval as every report writes it: "[lo, hi]", four digits each.
 std::string bracketed(const Interval& interval);
+// "95% interval [lo, hi]", or for merged runs "hull of N runs' 95% intervals [lo, hi]".
+std::string interval_text(const Interval& interval);
 // The middle value (the mean of the two middle ones for an even count); NaN for none.
 double median(std::vector<double> values);
 
