@@ -39,7 +39,15 @@ def validator_for(name):
     schema = load(path)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return cls(schema, resolver=jsonschema.RefResolver.from_schema(schema, store=store))
+    try:  # jsonschema 4.18 and later resolve references through a registry
+        import referencing
+        import referencing.jsonschema
+    except ImportError:  # Debian 12's 4.10
+        return cls(schema, resolver=jsonschema.RefResolver.from_schema(schema, store=store))
+    registry = referencing.Registry().with_resources(
+        (uri, referencing.Resource.from_contents(doc, default_specification=referencing.jsonschema.DRAFT202012))
+        for uri, doc in store.items())
+    return cls(schema, registry=registry)
 
 
 def main(argv):
