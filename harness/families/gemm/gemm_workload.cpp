@@ -140,8 +140,16 @@ constexpr size_t straight_max_m_panels = 2;
 // each A panel serves one or two tiles: the first reads its 12 rows from
 // memory, a second from cache, and packing A cost a fifth of the run (m1024n64k1024, perf
 // profile: pack_a_panel 18%, the kernel 71%).
+// At avx2 (the 6 x 16 tile) full panels of A are read in place at every N: its
+// 6 rows (6 x KC floats, 12 KiB) stay in L1 across the B panels, as a packed
+// panel does, and the packing pass bought nothing. Zen 5, clobber, minimum of
+// three processes each, packed then in place, ms: m1024n64k1024 1.39-1.42 then
+// 1.24-1.29 (0.93x to 1.00-1.01x oneDNN at avx2), at 2 threads 0.73-0.74 then
+// 0.67-0.69; m1024n128k1024 2.74-2.97 then 2.60-2.61; m1024n256k1024
+// 5.21-5.52 then 5.02-5.23; m1024n1024k1024, m64n1024k1024 and m16n4096k1024
+// the same within 2% or faster, at 1 and 2 threads.
 static bool a_read_in_place(const GemmShape& s, const jit::GemmTile& t) {
-    return (t.nr == 16 && s.n <= 16) || (t.nr == 32 && s.n <= 64);
+    return t.mr == 6 || (t.nr == 16 && s.n <= 16) || (t.nr == 32 && s.n <= 64);
 }
 
 // Whether M panel p is read in place: a full panel where A is (see a_read_in_place).
