@@ -147,11 +147,20 @@ TEST(CliJudge, BadPathsAreBadInputNeverASignal) {
     expect_usage_error(with(args, "--instructions", d + "huge.json"), "huge.json");
     expect_usage_error(with(args, "--instructions", d + "absent.json"), "absent.json: cannot open instruction counts: no such file");
     expect_usage_error(with(args, "--report", "/dev/null"), "/dev/null: cannot create report directory");
-    // A FIFO nobody writes to is refused at once, not waited on; a pipe with a
-    // writer is read; a device that never ends (or a terminal) is refused.
+    // A FIFO nobody opens for writing is refused after 10 s, not waited on forever; one whose
+    // writer comes after the reader, or a pipe with a writer, is read; a device that never ends
+    // (or a terminal) is refused.
     const std::string fifo = d + "fifo.json";
     ASSERT_EQ(run_shell("mkfifo " + fifo).status, 0);
-    expect_usage_error(with(args, "--current", fifo), "fifo.json: results is a FIFO or pipe with nothing written to it (no writer)");
+    expect_usage_error(with(args, "--current", fifo), "fifo.json: results is a FIFO that no process opened for writing within 10 s");
+    const CommandRun late_writer = run_shell("(sleep 1; cat " + d + "current.json > " + fifo + ") & " +
+                                             std::string(BENCHFP_BIN) + " " + with(args, "--current", fifo));
+    EXPECT_EQ(late_writer.status, 0) << late_writer.output;
+    const CommandRun empty_writer = run_shell("(sleep 1; : > " + fifo + ") & " + std::string(BENCHFP_BIN) + " " +
+                                              with(args, "--current", fifo));
+    EXPECT_EQ(empty_writer.status, 2) << empty_writer.output;
+    EXPECT_NE(empty_writer.output.find("is a FIFO or pipe that ended with nothing written to it"), std::string::npos)
+        << empty_writer.output;
     expect_usage_error(with(args, "--current", "/dev/zero"), "/dev/zero: cannot open results: not a regular file or a pipe");
     const CommandRun piped = run_shell("bash -c '" + std::string(BENCHFP_BIN) + " " +
                                        with(args, "--current", "<(cat " + d + "current.json)") + "'");

@@ -1,6 +1,7 @@
 #include "report/json_input.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,14 +45,41 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& path, c
 
 namespace {
 
-// The whole of an input file, or an InputError saying why not. Opened
-// non-blocking, so that a FIFO nobody writes to is refused at once, not a
-// run that waits forever: its first read says end of file when no writer has
-// it open. A pipe with a writer (a shell's <(...)) is read as it comes. Only
-// regular files and pipes: /dev/zero would be read until memory ran out, a
-// terminal until someone typed. /proc files are regular (size 0, text read).
+// How long a FIFO that nobody has open for writing is waited on: a named
+// FIFO's writer may start after its reader (mkfifo f; benchfp judge
+// --current=f & producer > f), but a FIFO that no process opens is a
+// mistake, to be said rather than waited on forever.
+constexpr int fifo_writer_wait_ms = 10000;
+
+// A FIFO or pipe read non-blocking: its first read says whether a writer has
+// it open (EAGAIN while it has not written yet) or not (end of file at once).
+// With none, waits up to fifo_writer_wait_ms for one to open it. Returns
+// what that first read read.
+std::string first_read_of_pipe(int fd, const std::string& path, const std::string& what) {
+    char buffer[1 << 12];
+    ssize_t n;
+    do n = ::read(fd, buffer, sizeof buffer);
+    while (n < 0 && errno == EINTR);
+    if (n > 0) return std::string(buffer, static_cast<size_t>(n));
+    if (n < 0 && errno != EAGAIN) throw InputError(path + ": cannot read " + what + ": " + std::strerror(errno));
+    if (n == 0) {  // no writer yet: poll wakes when one writes, or opens and closes it
+        pollfd p{fd, POLLIN, 0};
+        int ready;
+        do ready = ::poll(&p, 1, fifo_writer_wait_ms);
+        while (ready < 0 && errno == EINTR);
+        if (ready == 0)
+            throw InputError(path + ": " + what + " is a FIFO that no process opened for writing within " +
+                             std::to_string(fifo_writer_wait_ms / 1000) + " s");
+    }
+    return "";
+}
+
+// The whole of an input file, or an InputError saying why not. Only regular
+// files and pipes: /dev/zero would be read until memory ran out, a terminal
+// until someone typed. /proc files are regular (size 0, text read). A pipe
+// with a writer (a shell's <(...)) is read as it comes; see first_read_of_pipe.
 std::string read_input_text(const std::string& path, const std::string& what) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // a FIFO's open waits for no writer
     if (fd < 0) {
         const int error = errno;
         throw InputError(path + ": cannot open " + what + ": " +
@@ -67,10 +95,10 @@ std::string read_input_text(const std::string& path, const std::string& what) {
     if (S_ISDIR(st.st_mode)) throw InputError(path + ": cannot open " + what + ": is a directory");
     const bool pipe = S_ISFIFO(st.st_mode);
     if (!pipe && !S_ISREG(st.st_mode)) throw InputError(path + ": cannot open " + what + ": not a regular file or a pipe");
+    std::string text = pipe ? first_read_of_pipe(fd, path, what) : "";
     const int flags = ::fcntl(fd, F_GETFL);
     if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
         throw InputError(path + ": cannot open " + what + ": " + std::strerror(errno));
-    std::string text;
     char buffer[1 << 16];
     for (;;) {
         const ssize_t n = ::read(fd, buffer, sizeof buffer);
@@ -79,8 +107,7 @@ std::string read_input_text(const std::string& path, const std::string& what) {
         if (n == 0) break;
         text.append(buffer, static_cast<size_t>(n));
     }
-    if (text.empty())
-        throw InputError(path + ": " + what + (pipe ? " is a FIFO or pipe with nothing written to it (no writer)" : " file is empty"));
+    if (text.empty()) throw InputError(path + ": " + what + (pipe ? " is a FIFO or pipe that ended with nothing written to it" : " file is empty"));
     return text;
 }
 

@@ -25,8 +25,8 @@ public:
 
 // The whole file parsed; `what` says what it should be ("baseline"). Missing,
 // a directory, unreadable, empty, not a regular file or a pipe (/dev/zero, a
-// terminal), a FIFO with no writer (refused, never waited on), not JSON, a
-// number out of double's range: InputError.
+// terminal), a FIFO that no process opens for writing within 10 s (waited on no
+// longer), not JSON, a number out of double's range: InputError.
 nlohmann::json read_json_file(const std::string& path, const std::string& what);
 nlohmann::json parse_json_text(std::string_view text, const std::string& path, const std::string& what);
 
