@@ -47,7 +47,10 @@ def validator_for(name):
     registry = referencing.Registry().with_resources(
         (uri, referencing.Resource.from_contents(doc, default_specification=referencing.jsonschema.DRAFT202012))
         for uri, doc in store.items())
-    return cls(schema, registry=registry)
+    try:
+        return cls(schema, registry=registry)
+    except TypeError:  # referencing installed beside a jsonschema older than 4.18
+        return cls(schema, resolver=jsonschema.RefResolver.from_schema(schema, store=store))
 
 
 def main(argv):

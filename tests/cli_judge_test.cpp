@@ -153,11 +153,20 @@ TEST(CliJudge, BadPathsAreBadInputNeverASignal) {
     const std::string fifo = d + "fifo.json";
     ASSERT_EQ(run_shell("mkfifo " + fifo).status, 0);
     expect_usage_error(with(args, "--current", fifo), "fifo.json: results is a FIFO that no process opened for writing within 10 s");
-    const CommandRun late_writer = run_shell("(sleep 1; cat " + d + "current.json > " + fifo + ") & " +
-                                             std::string(BENCHFP_BIN) + " " + with(args, "--current", fifo));
+    // Each writer under `timeout`, its output elsewhere: a judge that refused it early would
+    // leave it blocked in open(), holding this test's pipe.
+    const std::string writer = "timeout 30 sh -c ";
+    const CommandRun late_writer =
+        run_shell("(sleep 1; " + writer + "'cat " + d + "current.json > " + fifo + "' > /dev/null 2>&1) & " +
+                  std::string(BENCHFP_BIN) + " " + with(args, "--current", fifo));
     EXPECT_EQ(late_writer.status, 0) << late_writer.output;
-    const CommandRun empty_writer = run_shell("(sleep 1; : > " + fifo + ") & " + std::string(BENCHFP_BIN) + " " +
-                                              with(args, "--current", fifo));
+    // A writer that opens it at once and writes after a long while (longer than the wait for a writer).
+    const CommandRun slow_writer =
+        run_shell("(" + writer + "'(sleep 11; cat " + d + "current.json) > " + fifo + "' > /dev/null 2>&1) & " +
+                  std::string(BENCHFP_BIN) + " " + with(args, "--current", fifo));
+    EXPECT_EQ(slow_writer.status, 0) << slow_writer.output;
+    const CommandRun empty_writer = run_shell("(sleep 1; " + writer + "': > " + fifo + "' > /dev/null 2>&1) & " +
+                                              std::string(BENCHFP_BIN) + " " + with(args, "--current", fifo));
     EXPECT_EQ(empty_writer.status, 2) << empty_writer.output;
     EXPECT_NE(empty_writer.output.find("is a FIFO or pipe that ended with nothing written to it"), std::string::npos)
         << empty_writer.output;

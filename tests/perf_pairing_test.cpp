@@ -254,8 +254,13 @@ TEST(JudgeFrameCost, MergedRunsAreJudgedOnTheHullOfTheirIntervals) {
               "hull of 2 runs' 95% intervals [1.2000, 1.3100] over the limit 1.005");
     report::RunResults one = failing;
     report::compute_ratios(one, t);
+    int ratio_rows = 0;
     for (const report::Row& row : report::judge_limits_only(one, t).rows)
-        if (row.kind == "ratio") EXPECT_EQ(row.note, "95% interval [1.2000, 1.3000] over the limit 1.005");
+        if (row.kind == "ratio") {
+            ++ratio_rows;
+            EXPECT_EQ(row.note, "95% interval [1.2000, 1.3000] over the limit 1.005");
+        }
+    EXPECT_EQ(ratio_rows, 1);
     EXPECT_EQ(verdict_of_merge(failing, with_frame_ratio(1.265, report::Interval{1.21, 1.31})), RowVerdict::over_limit);
     // One run over the limit and one within: the hull straddles it.
     EXPECT_EQ(verdict_of_merge(failing, with_frame_ratio(1.001, report::Interval{0.999, 1.003})), RowVerdict::unresolved);

@@ -51,27 +51,37 @@ namespace {
 // mistake, to be said rather than waited on forever.
 constexpr int fifo_writer_wait_ms = 10000;
 
-// A FIFO or pipe read non-blocking: its first read says whether a writer has
-// it open (EAGAIN while it has not written yet) or not (end of file at once).
-// With none, waits up to fifo_writer_wait_ms for one to open it. Returns
-// what that first read read.
+// A FIFO or pipe read non-blocking until a writer has it open: a read says
+// EAGAIN while a writer has it open and has not written yet, and end of file
+// while none has it open (none yet, or one came and went). poll() wakes when a
+// writer writes or closes, not when it opens, so the read is asked again every
+// 100 ms, up to fifo_writer_wait_ms. Returns what was read (maybe nothing: the
+// caller then reads on, blocking, to the end).
 std::string first_read_of_pipe(int fd, const std::string& path, const std::string& what) {
+    constexpr int step_ms = 100;
     char buffer[1 << 12];
-    ssize_t n;
-    do n = ::read(fd, buffer, sizeof buffer);
-    while (n < 0 && errno == EINTR);
-    if (n > 0) return std::string(buffer, static_cast<size_t>(n));
-    if (n < 0 && errno != EAGAIN) throw InputError(path + ": cannot read " + what + ": " + std::strerror(errno));
-    if (n == 0) {  // no writer yet: poll wakes when one writes, or opens and closes it
-        pollfd p{fd, POLLIN, 0};
-        int ready;
-        do ready = ::poll(&p, 1, fifo_writer_wait_ms);
-        while (ready < 0 && errno == EINTR);
-        if (ready == 0)
+    for (int waited_ms = 0;; waited_ms += step_ms) {
+        ssize_t n;
+        do n = ::read(fd, buffer, sizeof buffer);
+        while (n < 0 && errno == EINTR);
+        if (n > 0) return std::string(buffer, static_cast<size_t>(n));
+        if (n < 0 && errno == EAGAIN) return "";  // a writer has it open
+        if (n < 0) throw InputError(path + ": cannot read " + what + ": " + std::strerror(errno));
+        if (waited_ms >= fifo_writer_wait_ms)
             throw InputError(path + ": " + what + " is a FIFO that no process opened for writing within " +
                              std::to_string(fifo_writer_wait_ms / 1000) + " s");
+        pollfd p{fd, POLLIN, 0};
+        int ready;
+        do ready = ::poll(&p, 1, step_ms);
+        while (ready < 0 && errno == EINTR);
+        if (ready > 0) {  // a writer wrote, or came and went: read what it left, maybe nothing
+            do n = ::read(fd, buffer, sizeof buffer);
+            while (n < 0 && errno == EINTR);
+            if (n > 0) return std::string(buffer, static_cast<size_t>(n));
+            if (n < 0 && errno != EAGAIN) throw InputError(path + ": cannot read " + what + ": " + std::strerror(errno));
+            return "";
+        }
     }
-    return "";
 }
 
 // The whole of an input file, or an InputError saying why not. Only regular

@@ -141,7 +141,7 @@ constexpr size_t straight_max_m_panels = 2;
 // memory, a second from cache, and packing A cost a fifth of the run (m1024n64k1024, perf
 // profile: pack_a_panel 18%, the kernel 71%).
 // At avx2 (the 6 x 16 tile) full panels of A are read in place at every N: its
-// 6 rows (6 x KC floats, 12 KiB) stay in L1 across the B panels, as a packed
+// 6 rows (6 x KC floats, 24 KiB) stay in L1 across the B panels, as a packed
 // panel does, and the packing pass bought nothing. Zen 5, clobber, minimum of
 // three processes each, packed then in place, ms: m1024n64k1024 1.39-1.42 then
 // 1.24-1.29 (0.93x to 1.00-1.01x oneDNN at avx2), at 2 threads 0.73-0.74 then
@@ -258,7 +258,8 @@ jit::GemmArgs GemmWorkload::b_panel(const Block& blk, size_t q, float* panel) co
 }
 
 // Thread ithr's tiles: its share of the M panels times its share of the N panels
-// (split_ chooses the grid), A packed by M blocks of mc_tiles panels.
+// (split_ chooses the grid), A packed by M blocks of mc_tiles panels (but the
+// panels read in place, a_panel_in_place).
 void GemmWorkload::run_blocks(jit::KernelFn kernel, const Block& blk, int ithr) const {
     const size_t mr = tile_.mr, nr = tile_.nr;
     const auto [p0, p1] = split_range(m_panels_, ithr / split_.n_ways, split_.m_ways);

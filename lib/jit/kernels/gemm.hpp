@@ -5,9 +5,10 @@
 // times to repay a packing pass); the packing and cache blocking are the
 // driver's, harness/families/gemm/.
 // Register-blocked: MR x NR/width accumulators, K unrolled, prefetch ahead.
-// A tile can also read A in place (GemmArgs::lda): the 16-column one, for a B
-// of one panel (avx512 then computes its 16 rows in two passes of 8 over k),
-// and avx512's 12 x 32 one, for a B of up to two panels.
+// A tile can also read A in place (GemmArgs::lda): avx2's 6 x 16 one (the
+// driver uses it at every N), avx512's 16 x 16 one, for a B of one panel
+// (computing its 16 rows in two passes of 8 over k), and avx512's 12 x 32
+// one, for a B of up to two panels.
 // avx2: 6 x 16; avx512: 12 x 32, or 16 x 16 where N or M is 16 or less (one
 // zmm per row: a 32-column tile would compute as many columns as there are,
 // and with A packed, 16 rows read a B that is used once, by all of them, in
@@ -45,8 +46,8 @@ struct GemmArgs {
                       // full-height panel a (A in place: the full height only)
     size_t lda;       // 0: a is a packed panel. Else a is the tile's first element of A in
                       // place, rows lda bytes apart: a full panel only (mr the panel's
-                      // height), where A is used by one or two tiles and a packing pass
-                      // could not repay itself
+                      // height), where a packing pass would not repay itself (the
+                      // driver's a_read_in_place says where)
 };
 
 bool gemm_supports(Isa isa);

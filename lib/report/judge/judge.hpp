@@ -55,7 +55,7 @@ struct Row {
     std::string note;
     bool fails() const;       // regression, over_limit, missing or invalid
     bool baseline_over_limit() const { return limit > 0 && baseline > limit; }
-    double lo = NAN, hi = NAN;  // the current value's 95% interval, where it has one
+    double lo = NAN, hi = NAN;  // the current value's 95% interval, where it has one (merged runs: their hull, see note)
     std::string unit;           // where it is not its kind's (a ratio of footprints), else ""
 };
 

@@ -145,7 +145,7 @@ void frame_cost_table(std::ostringstream& md, const RunResults& current) {
     for (auto& [group, cells] : by_problem)
         if (const auto aa = current.controls.find(group); aa != current.controls.end())
             cells["A/A"] = with_interval(fixed(aa->second.ratio, 4), aa->second.interval ? &*aa->second.interval : nullptr);
-    md << "\n#### Frame cost (time over clobber's, same run, same buffers; median of paired ratios [95% interval])\n\n"
+    md << "\n#### Frame cost (time over clobber's, same run, same buffers; median of paired ratios [95% interval; where runs were merged, the hull of theirs])\n\n"
        << "| kernel / alg / ISA / problem | frame / clobber | preserve / clobber | A/A (noise floor) |\n|----|----|----|----|\n";
     for (const auto& entry : by_problem) {
         const std::map<std::string, std::string>& cells = entry.second;  // not a structured binding: lambdas capture it
