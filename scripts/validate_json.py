@@ -42,14 +42,11 @@ def validator_for(name):
     try:  # jsonschema 4.18 and later resolve references through a registry
         import referencing
         import referencing.jsonschema
-    except ImportError:  # Debian 12's 4.10
-        return cls(schema, resolver=jsonschema.RefResolver.from_schema(schema, store=store))
-    registry = referencing.Registry().with_resources(
-        (uri, referencing.Resource.from_contents(doc, default_specification=referencing.jsonschema.DRAFT202012))
-        for uri, doc in store.items())
-    try:
+        registry = referencing.Registry().with_resources(
+            (uri, referencing.Resource.from_contents(doc, default_specification=referencing.jsonschema.DRAFT202012))
+            for uri, doc in store.items())
         return cls(schema, registry=registry)
-    except TypeError:  # referencing installed beside a jsonschema older than 4.18
+    except (ImportError, TypeError):  # Debian 12's 4.10 (TypeError: referencing beside a jsonschema older than 4.18)
         return cls(schema, resolver=jsonschema.RefResolver.from_schema(schema, store=store))
 
 

@@ -155,18 +155,16 @@ TEST(CliJudge, BadPathsAreBadInputNeverASignal) {
     expect_usage_error(with(args, "--current", fifo), "fifo.json: results is a FIFO that no process opened for writing within 10 s");
     // Each writer under `timeout`, its output elsewhere: a judge that refused it early would
     // leave it blocked in open(), holding this test's pipe.
-    const std::string writer = "timeout 30 sh -c ";
-    const CommandRun late_writer =
-        run_shell("(sleep 1; " + writer + "'cat " + d + "current.json > " + fifo + "' > /dev/null 2>&1) & " +
-                  std::string(BENCHFP_BIN) + " " + with(args, "--current", fifo));
+    const auto judge_beside = [&](const std::string& writer) {  // writer: a shell command writing to the FIFO
+        return run_shell("(timeout 30 sh -c '" + writer + "' > /dev/null 2>&1) & " + std::string(BENCHFP_BIN) + " " +
+                         with(args, "--current", fifo));
+    };
+    const CommandRun late_writer = judge_beside("sleep 1; cat " + d + "current.json > " + fifo);
     EXPECT_EQ(late_writer.status, 0) << late_writer.output;
     // A writer that opens it at once and writes after a long while (longer than the wait for a writer).
-    const CommandRun slow_writer =
-        run_shell("(" + writer + "'(sleep 11; cat " + d + "current.json) > " + fifo + "' > /dev/null 2>&1) & " +
-                  std::string(BENCHFP_BIN) + " " + with(args, "--current", fifo));
+    const CommandRun slow_writer = judge_beside("(sleep 11; cat " + d + "current.json) > " + fifo);
     EXPECT_EQ(slow_writer.status, 0) << slow_writer.output;
-    const CommandRun empty_writer = run_shell("(sleep 1; " + writer + "': > " + fifo + "' > /dev/null 2>&1) & " +
-                                              std::string(BENCHFP_BIN) + " " + with(args, "--current", fifo));
+    const CommandRun empty_writer = judge_beside("sleep 1; : > " + fifo);
     EXPECT_EQ(empty_writer.status, 2) << empty_writer.output;
     EXPECT_NE(empty_writer.output.find("is a FIFO or pipe that ended with nothing written to it"), std::string::npos)
         << empty_writer.output;

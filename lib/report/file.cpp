@@ -78,9 +78,7 @@ void write_in_place(const std::string& path, std::string_view data) {
     // hangs at its very end; the writes themselves block as usual.
     const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) fail(path, errno == ENXIO ? "open (a FIFO with no reader)" : "open", errno);
-    const int flags = ::fcntl(fd, F_GETFL);
-    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-        const int error = errno;
+    if (const int error = clear_nonblocking(fd)) {
         ::close(fd);
         fail(path, "clear O_NONBLOCK", error);
     }
@@ -91,6 +89,11 @@ void write_in_place(const std::string& path, std::string_view data) {
 }
 
 }  // namespace
+
+int clear_nonblocking(int fd) {
+    const int flags = ::fcntl(fd, F_GETFL);
+    return flags >= 0 && ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 ? 0 : errno;
+}
 
 int write_fully(int fd, std::string_view data) {
     while (!data.empty()) {

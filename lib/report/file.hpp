@@ -25,6 +25,10 @@ void write_file(const std::string& path, std::string_view data);
 // that are streamed rather than written whole (perf maps, jitdump).
 int write_fully(int fd, std::string_view data);
 
+// Clears O_NONBLOCK on `fd`, which was opened with it so that opening a FIFO
+// would not wait for the other end; 0 or the errno of the failure.
+int clear_nonblocking(int fd);
+
 // Throws std::runtime_error naming `path` unless a file can be created there
 // (its directory exists and takes a new file, which is created and removed
 // again; it is not a directory): to check an output path before a long run

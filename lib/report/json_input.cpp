@@ -1,13 +1,15 @@
 #include "report/json_input.hpp"
 
+#include "report/file.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -51,6 +53,17 @@ namespace {
 // mistake, to be said rather than waited on forever.
 constexpr int fifo_writer_wait_ms = 10000;
 
+// read(2) of up to `size` bytes, retried on EINTR: the count (0 at end of
+// file), or -1 for EAGAIN (a non-blocking pipe whose writer has not written
+// yet). Any other error is an InputError.
+ssize_t read_some(int fd, char* buffer, size_t size, const std::string& path, const std::string& what) {
+    for (;;) {
+        const ssize_t n = ::read(fd, buffer, size);
+        if (n >= 0 || errno == EAGAIN) return n;
+        if (errno != EINTR) throw InputError(path + ": cannot read " + what + ": " + std::strerror(errno));
+    }
+}
+
 // A FIFO or pipe read non-blocking until a writer has it open: a read says
 // EAGAIN while a writer has it open and has not written yet, and end of file
 // while none has it open (none yet, or one came and went). poll() wakes when a
@@ -60,13 +73,11 @@ constexpr int fifo_writer_wait_ms = 10000;
 std::string first_read_of_pipe(int fd, const std::string& path, const std::string& what) {
     constexpr int step_ms = 100;
     char buffer[1 << 12];
+    bool woken = false;  // poll said a writer wrote, or came and went
     for (int waited_ms = 0;; waited_ms += step_ms) {
-        ssize_t n;
-        do n = ::read(fd, buffer, sizeof buffer);
-        while (n < 0 && errno == EINTR);
+        const ssize_t n = read_some(fd, buffer, sizeof buffer, path, what);
         if (n > 0) return std::string(buffer, static_cast<size_t>(n));
-        if (n < 0 && errno == EAGAIN) return "";  // a writer has it open
-        if (n < 0) throw InputError(path + ": cannot read " + what + ": " + std::strerror(errno));
+        if (n < 0 || woken) return "";  // a writer has it open, or one came and went with nothing
         if (waited_ms >= fifo_writer_wait_ms)
             throw InputError(path + ": " + what + " is a FIFO that no process opened for writing within " +
                              std::to_string(fifo_writer_wait_ms / 1000) + " s");
@@ -74,13 +85,7 @@ std::string first_read_of_pipe(int fd, const std::string& path, const std::strin
         int ready;
         do ready = ::poll(&p, 1, step_ms);
         while (ready < 0 && errno == EINTR);
-        if (ready > 0) {  // a writer wrote, or came and went: read what it left, maybe nothing
-            do n = ::read(fd, buffer, sizeof buffer);
-            while (n < 0 && errno == EINTR);
-            if (n > 0) return std::string(buffer, static_cast<size_t>(n));
-            if (n < 0 && errno != EAGAIN) throw InputError(path + ": cannot read " + what + ": " + std::strerror(errno));
-            return "";
-        }
+        woken = ready > 0;
     }
 }
 
@@ -106,15 +111,11 @@ std::string read_input_text(const std::string& path, const std::string& what) {
     const bool pipe = S_ISFIFO(st.st_mode);
     if (!pipe && !S_ISREG(st.st_mode)) throw InputError(path + ": cannot open " + what + ": not a regular file or a pipe");
     std::string text = pipe ? first_read_of_pipe(fd, path, what) : "";
-    const int flags = ::fcntl(fd, F_GETFL);
-    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
-        throw InputError(path + ": cannot open " + what + ": " + std::strerror(errno));
+    if (const int error = clear_nonblocking(fd)) throw InputError(path + ": cannot open " + what + ": " + std::strerror(error));
     char buffer[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw InputError(path + ": cannot read " + what + ": " + std::strerror(errno));
-        if (n == 0) break;
+    for (ssize_t n; (n = read_some(fd, buffer, sizeof buffer, path, what)) != 0;) {
+        // Blocking now: EAGAIN cannot come, and would be no end of file if it did.
+        if (n < 0) throw InputError(path + ": cannot read " + what + ": " + std::strerror(EAGAIN));
         text.append(buffer, static_cast<size_t>(n));
     }
     if (text.empty()) throw InputError(path + ": " + what + (pipe ? " is a FIFO or pipe that ended with nothing written to it" : " file is empty"));
