@@ -9,9 +9,14 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -21,8 +26,76 @@
 
 namespace benchfp::bench {
 
+namespace detail {
+
+// Decimal digits from 1 to 2^31 - 1 (Google Benchmark's repetitions are an int),
+// no sign and no leading 0, as benchfp's own counts.
+inline bool is_positive_count(std::string_view v) {
+    int n = 0;
+    const auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), n);
+    return !v.empty() && v[0] >= '1' && v[0] <= '9' && error == std::errc() && end == v.data() + v.size();
+}
+// Seconds: a finite number, 0 or more (a double in Google Benchmark 1.7, Debian 12's).
+inline bool is_seconds(std::string_view v) {
+    double x = 0;
+    const auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), x);
+    return !v.empty() && error == std::errc() && end == v.data() + v.size() && std::isfinite(x) && x >= 0;
+}
+inline bool is_one_of(std::string_view v, std::initializer_list<std::string_view> words) {
+    return std::find(words.begin(), words.end(), v) != words.end();
+}
+// The words Google Benchmark reads as true or false; it reads any other word as true.
+inline bool is_boolean(std::string_view v) {
+    std::string lower(v);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    return is_one_of(lower, {"true", "false", "yes", "no", "on", "off", "1", "0", "t", "f", "y", "n"});
+}
+
+}  // namespace detail
+
+// What is wrong with a Google Benchmark flag's value that Google Benchmark would
+// not refuse itself, or "": a negative --benchmark_repetitions aborts it
+// (std::length_error), 0 or none runs nothing and exits 0, a --benchmark_min_time
+// of nan or inf never ends, an unknown format or time unit prints the usage and
+// exits 0, and a boolean flag takes any word for true. Values it checks itself
+// (a repetition count that is no integer) and flags it does not know are left
+// to it (exit 2 either way).
+inline std::string bad_benchmark_flag(std::string_view arg) {
+    struct Rule {
+        std::string_view flag;
+        bool (*valid)(std::string_view);
+        const char* expected;
+    };
+    static constexpr Rule rules[] = {
+        {"--benchmark_repetitions", detail::is_positive_count, "a count from 1 to 2147483647 (digits, no leading 0)"},
+        {"--benchmark_min_time", detail::is_seconds, "seconds: a finite number, 0 or more"},
+        {"--benchmark_min_warmup_time", detail::is_seconds, "seconds: a finite number, 0 or more"},
+        {"--benchmark_format", [](std::string_view v) { return detail::is_one_of(v, {"console", "json", "csv"}); },
+         "console, json or csv"},
+        {"--benchmark_out_format", [](std::string_view v) { return detail::is_one_of(v, {"console", "json", "csv"}); },
+         "console, json or csv"},
+        {"--benchmark_time_unit", [](std::string_view v) { return detail::is_one_of(v, {"ns", "us", "ms", "s"}); },
+         "ns, us, ms or s"},
+        {"--benchmark_color",
+         [](std::string_view v) { return v == "auto" || detail::is_boolean(v); }, "auto, true or false"},
+        {"--benchmark_list_tests", detail::is_boolean, "true or false"},
+        {"--benchmark_enable_random_interleaving", detail::is_boolean, "true or false"},
+        {"--benchmark_report_aggregates_only", detail::is_boolean, "true or false"},
+        {"--benchmark_display_aggregates_only", detail::is_boolean, "true or false"},
+        {"--benchmark_counters_tabular", detail::is_boolean, "true or false"},
+    };
+    const size_t equals = arg.find('=');
+    if (equals == std::string_view::npos) return "";  // a bare boolean flag, or one Google Benchmark refuses
+    const std::string_view flag = arg.substr(0, equals), value = arg.substr(equals + 1);
+    for (const Rule& rule : rules)
+        if (flag == rule.flag && !rule.valid(value))
+            return std::string(flag) + "='" + std::string(value) + "' is not " + rule.expected;
+    return "";
+}
+
 // Runs the registered benchmarks with Google Benchmark's flags, and says as bad
-// input (exit 2) what it would pass with exit 0: an unrecognized argument, a
+// input (exit 2) what it would pass with exit 0, abort on or never finish: a
+// flag's value bad_benchmark_flag refuses, an unrecognized argument, a
 // --benchmark_filter that matches no benchmark (or is no regular expression:
 // it matches none). Google Benchmark writes --benchmark_out=FILE in place and
 // checks no write (a filter matching nothing left FILE empty, exit 0), so it
@@ -36,6 +109,11 @@ inline int run_benchmarks(int argc, char** argv) {
     const std::string temporary =
         (std::filesystem::temp_directory_path() / ("benchfp_bench_out." + std::to_string(getpid()) + ".json")).string();
     std::vector<std::string> storage(argv, argv + argc);
+    for (size_t i = 1; i < storage.size(); ++i)
+        if (const std::string bad = bad_benchmark_flag(storage[i]); !bad.empty()) {
+            std::fprintf(stderr, "%s: %s\n", argv[0], bad.c_str());
+            return 2;
+        }
     for (std::string& arg : storage)
         if (arg.starts_with(out_flag) && arg.size() > out_flag.size()) {
             out = arg.substr(out_flag.size());

@@ -226,6 +226,26 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
         EXPECT_EQ(run.status, 2) << n << ": " << run.output;
         EXPECT_NE(run.output.find("is not a count from 0 to 10^12"), std::string::npos) << run.output;
     }
+    // Values Google Benchmark would abort on (-1), run nothing with and pass (0),
+    // never finish (nan), or print its usage for and exit 0 (xml).
+    for (const std::string program : {"benchfp_alloc_gate", "benchfp_alloc_bench"})
+        for (const auto& [flag, said] : std::vector<std::pair<std::string, std::string>>{
+                 {"--benchmark_repetitions=-1", "is not a count from 1"},
+                 {"--benchmark_repetitions=0", "is not a count from 1"},
+                 {"--benchmark_repetitions=", "is not a count from 1"},
+                 {"--benchmark_min_time=nan", "is not seconds"},
+                 {"--benchmark_min_time=1e400", "is not seconds"},
+                 {"--benchmark_min_warmup_time=-1", "is not seconds"},
+                 {"--benchmark_format=xml", "is not console, json or csv"},
+                 {"--benchmark_out_format=xml", "is not console, json or csv"},
+                 {"--benchmark_time_unit=h", "is not ns, us, ms or s"},
+                 {"--benchmark_enable_random_interleaving=maybe", "is not true or false"}}) {
+            const CommandRun run = run_shell("timeout 60 " + bench + program + " --benchmark_filter=strings " + flag);
+            EXPECT_EQ(run.status, 2) << program << " " << flag << ": " << run.output;
+            EXPECT_NE(run.output.find(flag.substr(0, flag.find('=')) + "='" + flag.substr(flag.find('=') + 1) + "' " + said),
+                      std::string::npos)
+                << program << " " << flag << ": " << run.output;
+        }
     const std::string out = temp_path("gate_out.json");
     std::filesystem::remove(out);
     for (const std::string filter : {"'^alloc/nothing/'", "'('"}) {
