@@ -269,6 +269,37 @@ TEST(JudgeFrameCost, MergedRunsAreJudgedOnTheHullOfTheirIntervals) {
               RowVerdict::invariant);
 }
 
+// Merged runs keep, per group, the A/A control that shows placement moving the
+// kernel farthest, whichever file it came from: their frame cost is the hull of
+// the runs' intervals, so a move one run showed is placement's (the first
+// file's control alone failed a hull that the second run's A/A excuses).
+TEST(JudgeFrameCost, MergedRunsKeepTheFarthestPlacementMove) {
+    using report::RowVerdict;
+    report::Tolerances t;
+    t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}, 0, true}};
+    const auto run_with = [](double ratio, report::Interval interval, report::Control aa) {
+        report::RunResults r = with_frame_ratio(ratio, interval);
+        r.controls["kernel/k/a/avx2/64"] = aa;
+        return r;
+    };
+    const report::RunResults quiet = run_with(1.024, {1.0078, 1.0422}, {1.001, report::Interval{0.99, 1.01}});
+    const report::RunResults moved = run_with(1.020, {1.010, 1.030}, {0.960, report::Interval{0.95, 0.97}});
+    const auto row_of_merge = [&](const report::RunResults& a, const report::RunResults& b) {
+        report::RunResults merged = report::merge_runs({a, b});
+        report::compute_ratios(merged, t);
+        for (const report::Row& row : report::judge_limits_only(merged, t).rows)
+            if (row.kind == "ratio") return row;
+        throw std::runtime_error("no ratio row");
+    };
+    for (const auto& [first, second] : {std::pair{quiet, moved}, std::pair{moved, quiet}}) {
+        const report::Row row = row_of_merge(first, second);
+        EXPECT_EQ(row.verdict, RowVerdict::unresolved) << row.note;
+        EXPECT_NE(row.note.find("its A/A control reads 0.9600 [0.9500, 0.9700], 4.0% from 1"), std::string::npos)
+            << row.note;
+    }
+    EXPECT_EQ(row_of_merge(quiet, quiet).verdict, RowVerdict::over_limit);
+}
+
 // An unresolved row is no pass: the verdict line counts and names it, with
 // the A/A's reach in its note.
 TEST(JudgeFrameCost, TheVerdictLineCountsUnresolvedRows) {

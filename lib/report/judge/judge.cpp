@@ -182,30 +182,10 @@ void judge_benchmarks(Judgement& j, const RunResults& current, const RunResults&
     }
 }
 
-// A cost shown over the limit, but no farther above 1 than the group's A/A control
-// (the same kernel at another code address, paired the same way) shows code
-// placement alone moving this kernel in this run, is not shown to be the
-// policy's: unresolved rather than failed. Only a resolved A/A shows a move:
-// its interval excludes 1, and the move is its median's distance from 1, in
-// either direction (a copy can run faster than the reference as well as
-// slower: 0.935 [0.905, 0.959] on reduce sum avx2 256x256, a 1.6 us call, in a
-// CI of unchanged code that failed the row at 1.024 [1.0078, 1.0422]). An A/A
-// whose interval holds 1 is noise, not a move, and excuses nothing: a quick
-// gate's intervals are the range of 8 pairs and reach 5-25% from 1 (so an
-// excuse by the interval's ends would pass nearly any cost). And no move
-// excuses more than max_placement_move: a cost beyond it is the policy's to
-// answer for (a lost register in an inner loop), whatever the A/A says.
-constexpr double max_placement_move = 0.10;
-
-// How far placement alone moved this kernel in this run, or 0 where the A/A
-// does not show it.
-double placement_move(const Control& aa) {
-    if (!aa.interval || !std::isfinite(aa.interval->lo) || !std::isfinite(aa.interval->hi) || !std::isfinite(aa.ratio))
-        return 0;
-    if (aa.interval->lo <= 1 && aa.interval->hi >= 1) return 0;
-    return std::min(std::abs(aa.ratio - 1), max_placement_move);
-}
-
+// A cost shown over the limit, but no farther above 1 than the group's A/A
+// control shows code placement alone moving this kernel in this run
+// (placement_move, stats.hpp), is not shown to be the policy's: unresolved
+// rather than failed.
 void within_placement_noise(Row& row, const Interval& interval, const Control* aa) {
     if (row.verdict != RowVerdict::over_limit || !aa) return;
     const double move = placement_move(*aa);

@@ -277,7 +277,13 @@ RunResults merge_runs(const std::vector<RunResults>& runs) {
                 all.insert(all.end(), intervals.begin(), intervals.end());
             }
         }
-        merged.controls.insert(r.controls.begin(), r.controls.end());
+        // Each group's A/A control that shows placement moving the kernel
+        // farthest: the frame costs merged with it are judged on the hull of
+        // their runs' intervals, and a move any run showed is placement's.
+        for (const auto& [group, control] : r.controls) {
+            auto [it, added] = merged.controls.emplace(group, control);
+            if (!added && placement_move(control) > placement_move(it->second)) it->second = control;
+        }
     }
     return merged;
 }

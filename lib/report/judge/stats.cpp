@@ -25,6 +25,13 @@ std::string interval_text(const Interval& interval) {
     return what + bracketed(interval);
 }
 
+double placement_move(const Control& aa) {
+    if (!aa.interval || !std::isfinite(aa.interval->lo) || !std::isfinite(aa.interval->hi) || !std::isfinite(aa.ratio))
+        return 0;
+    if (aa.interval->lo <= 1 && aa.interval->hi >= 1) return 0;
+    return std::min(std::abs(aa.ratio - 1), max_placement_move);
+}
+
 double median(std::vector<double> values) {
     if (values.empty()) return NAN;
     std::sort(values.begin(), values.end());
