@@ -262,6 +262,22 @@ TEST(JudgeFrameCost, MergedRunsAreJudgedOnTheHullOfTheirIntervals) {
         }
     EXPECT_EQ(ratio_rows, 1);
     EXPECT_EQ(verdict_of_merge(failing, with_frame_ratio(1.265, report::Interval{1.21, 1.31})), RowVerdict::over_limit);
+    // report.json says how many runs lo and hi come from: 1, a 95% interval; 2, a hull.
+    const auto json_runs_of = [&](const report::RunResults& r) {
+        report::Report rendered;
+        rendered.machines.push_back({r, std::nullopt, "", report::judge_limits_only(r, t), ""});
+        const nlohmann::json json = report::render_json(rendered);
+        for (const auto& row : json["machines"][0]["rows"])
+            if (row["kind"] == "ratio") return row["interval_runs"];
+        throw std::runtime_error("no ratio row");
+    };
+    report::RunResults two = report::merge_runs({failing, with_frame_ratio(1.265, report::Interval{1.21, 1.31})});
+    report::compute_ratios(two, t);
+    EXPECT_EQ(json_runs_of(two), 2);
+    EXPECT_EQ(json_runs_of(one), 1);
+    report::RunResults none = with_frame_ratio(1.253, std::nullopt);
+    report::compute_ratios(none, t);
+    EXPECT_TRUE(json_runs_of(none).is_null());
     // One run over the limit and one within: the hull straddles it.
     EXPECT_EQ(verdict_of_merge(failing, with_frame_ratio(1.001, report::Interval{0.999, 1.003})), RowVerdict::unresolved);
     EXPECT_EQ(verdict_of_merge(with_frame_ratio(1.001, report::Interval{0.999, 1.003}),

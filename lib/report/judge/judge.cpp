@@ -119,7 +119,7 @@ Row judged(const std::string& id, const std::string& kind, const double* current
         row.verdict = std::isfinite(*current) ? RowVerdict::added : RowVerdict::invalid;
         row.note = "no baseline";
     }
-    if (interval) row.lo = interval->lo, row.hi = interval->hi;
+    if (interval) row.lo = interval->lo, row.hi = interval->hi, row.interval_runs = interval->runs;
     if (limit > 0 && row.verdict != RowVerdict::invalid) judge_limit(row, *current, interval);
     return row;
 }

@@ -44,6 +44,7 @@ nlohmann::json machine_json(const MachineJudgement& m) {
                         {"limit", r.limit},
                         {"lo", number_or_null(r.lo)},
                         {"hi", number_or_null(r.hi)},
+                        {"interval_runs", r.interval_runs ? nlohmann::json(r.interval_runs) : nlohmann::json(nullptr)},
                         {"verdict", to_string(r.verdict)},
                         {"note", r.note}});
     std::set<std::string> groups;
