@@ -44,6 +44,8 @@ inline bool is_seconds(std::string_view v) {
 inline bool is_one_of(std::string_view v, std::initializer_list<std::string_view> words) {
     return std::find(words.begin(), words.end(), v) != words.end();
 }
+// A format Google Benchmark writes.
+inline bool is_format(std::string_view v) { return is_one_of(v, {"console", "json", "csv"}); }
 // The words Google Benchmark reads as true or false; it reads any other word as true.
 inline bool is_boolean(std::string_view v) {
     std::string lower(v);
@@ -70,10 +72,8 @@ inline std::string bad_benchmark_flag(std::string_view arg) {
         {"--benchmark_repetitions", detail::is_positive_count, "a count from 1 to 2147483647 (digits, no leading 0)"},
         {"--benchmark_min_time", detail::is_seconds, "seconds: a finite number, 0 or more"},
         {"--benchmark_min_warmup_time", detail::is_seconds, "seconds: a finite number, 0 or more"},
-        {"--benchmark_format", [](std::string_view v) { return detail::is_one_of(v, {"console", "json", "csv"}); },
-         "console, json or csv"},
-        {"--benchmark_out_format", [](std::string_view v) { return detail::is_one_of(v, {"console", "json", "csv"}); },
-         "console, json or csv"},
+        {"--benchmark_format", detail::is_format, "console, json or csv"},
+        {"--benchmark_out_format", detail::is_format, "console, json or csv"},
         {"--benchmark_time_unit", [](std::string_view v) { return detail::is_one_of(v, {"ns", "us", "ms", "s"}); },
          "ns, us, ms or s"},
         {"--benchmark_color",

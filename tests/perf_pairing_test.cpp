@@ -174,6 +174,15 @@ report::RunResults with_frame_ratio(double ratio, std::optional<report::Interval
     return r;
 }
 
+// The ratio row of runs a and b merged, judged against t's limits alone.
+report::Row merged_ratio_row(const report::RunResults& a, const report::RunResults& b, const report::Tolerances& t) {
+    report::RunResults merged = report::merge_runs({a, b});
+    report::compute_ratios(merged, t);
+    for (const report::Row& row : report::judge_limits_only(merged, t).rows)
+        if (row.kind == "ratio") return row;
+    throw std::runtime_error("no ratio row");
+}
+
 // The A/A's ratio is its interval's midpoint unless given.
 report::RowVerdict frame_verdict(double ratio, std::optional<report::Interval> interval, bool needs_interval = false,
                                  std::optional<report::Interval> aa = std::nullopt,
@@ -238,11 +247,7 @@ TEST(JudgeFrameCost, MergedRunsAreJudgedOnTheHullOfTheirIntervals) {
     report::Tolerances t;
     t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}, 0, true}};
     const auto row_of_merge = [&](const report::RunResults& a, const report::RunResults& b) {
-        report::RunResults merged = report::merge_runs({a, b});
-        report::compute_ratios(merged, t);
-        for (const report::Row& row : report::judge_limits_only(merged, t).rows)
-            if (row.kind == "ratio") return row;
-        throw std::runtime_error("no ratio row");
+        return merged_ratio_row(a, b, t);
     };
     const auto verdict_of_merge = [&](const report::RunResults& a, const report::RunResults& b) {
         return row_of_merge(a, b).verdict;
@@ -301,11 +306,7 @@ TEST(JudgeFrameCost, MergedRunsKeepTheFarthestPlacementMove) {
     const report::RunResults quiet = run_with(1.024, {1.0078, 1.0422}, {1.001, report::Interval{0.99, 1.01}});
     const report::RunResults moved = run_with(1.020, {1.010, 1.030}, {0.960, report::Interval{0.95, 0.97}});
     const auto row_of_merge = [&](const report::RunResults& a, const report::RunResults& b) {
-        report::RunResults merged = report::merge_runs({a, b});
-        report::compute_ratios(merged, t);
-        for (const report::Row& row : report::judge_limits_only(merged, t).rows)
-            if (row.kind == "ratio") return row;
-        throw std::runtime_error("no ratio row");
+        return merged_ratio_row(a, b, t);
     };
     for (const auto& [first, second] : {std::pair{quiet, moved}, std::pair{moved, quiet}}) {
         const report::Row row = row_of_merge(first, second);
