@@ -19,6 +19,24 @@ struct Interval {
     size_t runs = 1;
 };
 
+// The A/A control of a kernel perf group: the reference kernel at another
+// code address over itself, paired: the noise floor beside its frame costs.
+struct Control {
+    double ratio = 0;
+    std::optional<Interval> interval;
+};
+
+// What one run's record of a paired case holds beside its ratio: the ratio's
+// 95% interval, where the run gave one, and its group's A/A control in that
+// run. benchfp's record of a case carries both, so every run of a case (merged
+// files, or one file holding it twice) keeps its own control beside its own
+// interval: a cost is excused only by the move its own run showed
+// (judge.cpp: within_placement_noise), never by another run's.
+struct PairedRecord {
+    std::optional<Interval> interval;
+    std::optional<Control> aa;
+};
+
 struct Measurement {
     double min_ns = 0;                 // per iteration, minimum over repetitions
     double bytes_per_iteration = -1;   // < 0: not reported
@@ -26,19 +44,13 @@ struct Measurement {
     // Time ratios to another variant of the group measured in pairs of chunks
     // (counter ratio_to_<variant>), one per repetition: by that variant.
     std::map<std::string, std::vector<double>> paired_ratios;
-    // The 95% interval of each such ratio, where the run gave one (benchfp
-    // kernel --mode=perf does), beside paired_ratios: by that variant.
-    std::map<std::string, std::vector<Interval>> paired_intervals;
+    // What each run's record says beside each such ratio (benchfp kernel
+    // --mode=perf's records; none from a Google Benchmark file), one per
+    // entry of paired_ratios, in the same order: by that variant.
+    std::map<std::string, std::vector<PairedRecord>> paired_records;
     // What the allocator holds at the workload's peak over its live objects
     // then (counter resident_bytes_per_live_object, lib/alloc/footprint.hpp); < 0: not reported.
     double resident_bytes_per_live_object = -1;
-};
-
-// The A/A control of a kernel perf group: the reference kernel at another
-// code address over itself, paired: the noise floor beside its frame costs.
-struct Control {
-    double ratio = 0;
-    std::optional<Interval> interval;
 };
 
 // One run's results, or a stored baseline (the same model).
@@ -53,7 +65,9 @@ struct RunResults {
     std::map<std::string, Measurement> benchmarks;   // "alloc/structs/compiled_out"
     std::map<std::string, double> ratios;            // in-run ratios, by id
     std::map<std::string, Interval> ratio_intervals; // 95% intervals of in-run ratios that have one, by id
-    std::map<std::string, Control> controls;         // A/A controls, by group
+    // The records behind an in-run ratio paired directly (each run's interval
+    // and A/A control, judge/stats.hpp: compute_ratios), by id.
+    std::map<std::string, std::vector<PairedRecord>> ratio_records;
     std::map<std::string, double> instructions;      // per operation, by id (callgrind)
 };
 

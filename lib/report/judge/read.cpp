@@ -162,14 +162,6 @@ std::string one_of(const In& object, const char* key, Names known) {
     return value;
 }
 
-// benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
-// per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>" (the
-// problem followed by "@<threads>t" for a case on more than one thread: the
-// same problem on 1 and 2 threads is two cases, whose times were merged into
-// one, the 2-thread one judged against the 1-thread one's baseline), with
-// its minimum time per call; a case's frame policies are its group's variants,
-// paired with the first policy ("paired": median ratio and interval), and the
-// group's A/A control ("aa").
 // What a file says built it (a version, a compiler): its scalar members only,
 // which the report prints as they are. A nested value is dropped, not kept:
 // the report would dump() it, which recurses once per level (an input nested
@@ -182,6 +174,23 @@ nlohmann::json build_of(const In& parent) {
     return build;
 }
 
+// A perf record's A/A control ("aa"), where it has one.
+std::optional<Control> control_of(const In& perf) {
+    const auto aa = perf.find("aa");
+    if (!aa) return std::nullopt;
+    const double ratio = aa->number("ratio", ranges::ratio);
+    return Control{ratio, interval_of(*aa, ratio)};
+}
+
+// benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
+// per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>" (the
+// problem followed by "@<threads>t" for a case on more than one thread: the
+// same problem on 1 and 2 threads is two cases, whose times were merged into
+// one, the 2-thread one judged against the 1-thread one's baseline), with
+// its minimum time per call; a case's frame policies are its group's variants,
+// paired with the first policy ("paired": median ratio and interval), and the
+// group's A/A control in the same run ("aa", kept beside the case's own
+// interval: PairedRecord).
 RunResults benchfp_results(const In& doc) {
     if (const std::string problem = results_schema_problem(doc.json()); !problem.empty()) doc.fail(problem);
     RunResults r;
@@ -205,17 +214,14 @@ RunResults benchfp_results(const In& doc) {
         const double ms = perf.number("min_ms", {ranges::time_ns.lo * 1e-6, ranges::time_ns.hi * 1e-6});
         Measurement& m = r.benchmarks[name];
         add_time(m, ms * 1e6, 1);
+        const std::optional<Control> aa = control_of(perf);  // read on every case: a bad one is bad input anywhere
         if (const auto paired = perf.find("paired")) {
             const std::string reference = one_of(*paired, "reference", frame_policies);
             if (reference == frame)  // its ratio to itself: 1, whatever the policy costs
                 paired->at("reference").fail("the case's own policy: a policy is paired with another");
             const double ratio = paired->number("ratio", ranges::ratio);
             m.paired_ratios[reference].push_back(ratio);
-            if (const auto interval = interval_of(*paired, ratio)) m.paired_intervals[reference].push_back(*interval);
-        }
-        if (const auto aa = perf.find("aa")) {
-            const double ratio = aa->number("ratio", ranges::ratio);
-            r.controls[split_benchmark_name(name).first] = {ratio, interval_of(*aa, ratio)};
+            m.paired_records[reference].push_back({interval_of(*paired, ratio), aa});
         }
     }
     if (r.benchmarks.empty())
@@ -272,17 +278,10 @@ RunResults merge_runs(const std::vector<RunResults>& runs) {
                 auto& all = it->second.paired_ratios[reference];
                 all.insert(all.end(), ratios.begin(), ratios.end());
             }
-            for (const auto& [reference, intervals] : m.paired_intervals) {
-                auto& all = it->second.paired_intervals[reference];
-                all.insert(all.end(), intervals.begin(), intervals.end());
+            for (const auto& [reference, records] : m.paired_records) {
+                auto& all = it->second.paired_records[reference];
+                all.insert(all.end(), records.begin(), records.end());
             }
-        }
-        // Each group's A/A control that shows placement moving the kernel
-        // farthest: the frame costs merged with it are judged on the hull of
-        // their runs' intervals, and a move any run showed is placement's.
-        for (const auto& [group, control] : r.controls) {
-            auto [it, added] = merged.controls.emplace(group, control);
-            if (!added && placement_move(control) > placement_move(it->second)) it->second = control;
         }
     }
     return merged;

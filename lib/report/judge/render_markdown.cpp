@@ -132,6 +132,23 @@ std::string with_interval(const std::string& value, const Interval* interval) {
     return value + " " + bracketed(*interval);
 }
 
+// The A/A controls behind a frame cost: its run's, or where runs were merged,
+// each run's, numbered as the judge's notes number them ("run 2: ...");
+// empty where no run had one.
+std::string controls_text(const RunResults& current, const std::string& id) {
+    const auto records = current.ratio_records.find(id);
+    if (records == current.ratio_records.end()) return "";
+    std::string text;
+    for (size_t i = 0; i < records->second.size(); ++i) {
+        const std::optional<Control>& aa = records->second[i].aa;
+        if (!aa) continue;
+        if (!text.empty()) text += "; ";
+        if (records->second.size() > 1) text += "run " + std::to_string(i + 1) + ": ";
+        text += with_interval(fixed(aa->ratio, 4), aa->interval ? &*aa->interval : nullptr);
+    }
+    return text;
+}
+
 void frame_cost_table(std::ostringstream& md, const RunResults& current) {
     std::map<std::string, std::map<std::string, std::string>> by_problem;  // group -> column -> cell
     for (const auto& [id, ratio] : current.ratios)
@@ -143,9 +160,10 @@ void frame_cost_table(std::ostringstream& md, const RunResults& current) {
             }
     if (by_problem.empty()) return;
     for (auto& [group, cells] : by_problem)
-        if (const auto aa = current.controls.find(group); aa != current.controls.end())
-            cells["A/A"] = with_interval(fixed(aa->second.ratio, 4), aa->second.interval ? &*aa->second.interval : nullptr);
-    md << "\n#### Frame cost (time over clobber's, same run, same buffers; median of paired ratios [95% interval; where runs were merged, the hull of theirs])\n\n"
+        for (const char* rule : {"frame / clobber", "preserve / clobber"})
+            if (const std::string aa = controls_text(current, group + ": " + rule); !aa.empty() && !cells.count("A/A"))
+                cells["A/A"] = aa;
+    md << "\n#### Frame cost (time over clobber's, same run, same buffers; median of paired ratios [95% interval; where runs were merged, the hull of theirs, and the A/A control of each run])\n\n"
        << "| kernel / alg / ISA / problem | frame / clobber | preserve / clobber | A/A (noise floor) |\n|----|----|----|----|\n";
     for (const auto& entry : by_problem) {
         const std::map<std::string, std::string>& cells = entry.second;  // not a structured binding: lambdas capture it

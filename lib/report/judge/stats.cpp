@@ -25,13 +25,6 @@ std::string interval_text(const Interval& interval) {
     return what + bracketed(interval);
 }
 
-double placement_move(const Control& aa) {
-    if (!aa.interval || !std::isfinite(aa.interval->lo) || !std::isfinite(aa.interval->hi) || !std::isfinite(aa.ratio))
-        return 0;
-    if (aa.interval->lo <= 1 && aa.interval->hi >= 1) return 0;
-    return std::min(std::abs(aa.ratio - 1), max_placement_move);
-}
-
 double median(std::vector<double> values) {
     if (values.empty()) return NAN;
     std::sort(values.begin(), values.end());
@@ -96,24 +89,31 @@ double paired_ratio(const RunResults& r, const std::string& group, const std::st
 }
 
 // The interval of a rule's ratio, where the numerator was paired directly with
-// the denominator (a chain has none). Where runs were merged (the same case
-// twice in one file), each brought its own: the ratio is the median of the
-// runs' and the interval their hull, which holds it, so a limit is failed only
-// where every run's interval lies over it (before, two intervals left none:
-// "too few pairs", and a failing frame cost given twice passed). A run without
-// an interval among them leaves the row without one, as that run alone would.
+// the denominator (a chain has none), and the records behind it. Where runs
+// were merged (or one file holds the case twice), each brought its own: the
+// ratio is the median of the runs' and the interval their hull, which holds
+// it, so a limit is failed only where every run's interval lies over it
+// (before, two intervals left none: "too few pairs", and a failing frame cost
+// given twice passed). A run without an interval among them leaves the row
+// without one, as that run alone would.
 void add_interval(RunResults& r, const std::string& group, const RatioRule& rule) {
     const auto it = r.benchmarks.find(group + "/" + rule.numerator);
     if (it == r.benchmarks.end()) return;
-    const auto intervals = it->second.paired_intervals.find(rule.denominator);
+    const auto records = it->second.paired_records.find(rule.denominator);
     const auto ratios = it->second.paired_ratios.find(rule.denominator);
-    if (intervals == it->second.paired_intervals.end() || intervals->second.empty() ||
-        ratios == it->second.paired_ratios.end() || ratios->second.size() != intervals->second.size())
+    if (records == it->second.paired_records.end() || records->second.empty() ||
+        ratios == it->second.paired_ratios.end() || ratios->second.size() != records->second.size())
         return;
-    Interval hull = intervals->second.front();
-    for (const Interval& i : intervals->second) hull = {std::min(hull.lo, i.lo), std::max(hull.hi, i.hi)};
-    hull.runs = intervals->second.size();
-    r.ratio_intervals[group + ": " + rule.name] = hull;
+    const std::string id = group + ": " + rule.name;
+    r.ratio_records[id] = records->second;
+    std::optional<Interval> hull;
+    for (const PairedRecord& record : records->second) {
+        if (!record.interval) return;
+        hull = hull ? Interval{std::min(hull->lo, record.interval->lo), std::max(hull->hi, record.interval->hi)}
+                    : *record.interval;
+    }
+    hull->runs = records->second.size();
+    r.ratio_intervals[id] = *hull;
 }
 
 }  // namespace

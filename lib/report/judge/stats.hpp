@@ -20,20 +20,6 @@ std::string interval_text(const Interval& interval);
 // The middle value (the mean of the two middle ones for an even count); NaN for none.
 double median(std::vector<double> values);
 
-// How far code placement alone moved a kernel in a run, as its A/A control (the
-// same kernel at another code address, paired the same way) shows it; 0 where
-// it does not. Only a resolved A/A shows a move: its interval excludes 1, and
-// the move is its median's distance from 1, in either direction (a copy can run
-// faster than the reference as well as slower: 0.935 [0.905, 0.959] on reduce
-// sum avx2 256x256, a 1.6 us call, in a CI of unchanged code that failed the
-// row at 1.024 [1.0078, 1.0422]). An A/A whose interval holds 1 is noise, not
-// a move, and shows none: a quick gate's intervals are the range of 8 pairs and
-// reach 5-25% from 1 (an excuse by the interval's ends would pass nearly any
-// cost). And no move is more than max_placement_move: a cost beyond it is the
-// policy's to answer for (a lost register in an inner loop), whatever the A/A says.
-inline constexpr double max_placement_move = 0.10;
-double placement_move(const Control& aa);
-
 // The median of paired ratios with a distribution-free confidence interval:
 // the order-statistic (sign-test) interval [x_(k), x_(n+1-k)] of the sorted
 // values, k the largest rank with P(Binomial(n, 1/2) < k) <= (1 - confidence) / 2.
