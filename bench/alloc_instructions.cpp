@@ -5,13 +5,12 @@
 // per allocation). Instructions, unlike time, do not drift with machine load.
 #include "alloc/pool.hpp"
 #include "alloc/profiler.hpp"
+#include "counts.hpp"
 #include "pool_environment.hpp"
 
-#include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <string_view>
-#include <system_error>
 
 namespace {
 
@@ -42,16 +41,13 @@ int main(int argc, char** argv) {
         return 2;
     }
     benchfp::bench::exit_on_bad_pool_environment(argv[0]);
-    // N: decimal digits alone, up to 10^12 (callgrind runs about 10^7 a second);
-    // anything else is bad input, not a count of 0 (atol's) or a run of hours.
-    long n = 0;
-    const std::string_view digits = argv[2];
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-    if (digits.empty() || digits[0] == '-' || digits[0] == '+' || error != std::errc() ||
-        end != digits.data() + digits.size() || n > 1'000'000'000'000) {
-        std::fprintf(stderr, "%s: N '%s' is not a count from 0 to 10^12\n", argv[0], argv[2]);
+    // N: a count up to 10^12 (callgrind runs about 10^7 a second); anything
+    // else is bad input, not a count of 0 (atol's) or a run of hours.
+    if (!benchfp::bench::is_count(argv[2], 0, 1'000'000'000'000)) {
+        std::fprintf(stderr, "%s: N '%s' is not a count from 0 to 10^12 (digits, no leading 0)\n", argv[0], argv[2]);
         return 2;
     }
+    const long n = std::atol(argv[2]);  // checked above: digits alone, at most 10^12
     // The profiler's per-thread set-up and start() happen in every variant and
     // also when N = 0, so the differences are the allocations' alone.
     benchfp::alloc::profiler::start({benchfp::alloc::profiler::Sampling::all});

@@ -2,6 +2,7 @@
 // What the allocator benchmark programs' main() share: bad input said as such
 // (a message naming it, exit status 2) where the pool or Google Benchmark
 // would abort or pass, and their output file written whole or not at all.
+#include "counts.hpp"
 #include "pool_environment.hpp"
 #include "report/file.hpp"
 
@@ -28,18 +29,19 @@ namespace benchfp::bench {
 
 namespace detail {
 
-// Decimal digits from 1 to 2^31 - 1 (Google Benchmark's repetitions are an int),
-// no sign and no leading 0, as benchfp's own counts.
-inline bool is_positive_count(std::string_view v) {
-    int n = 0;
-    const auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), n);
-    return !v.empty() && v[0] >= '1' && v[0] <= '9' && error == std::errc() && end == v.data() + v.size();
-}
-// Seconds: a finite number, 0 or more (a double in Google Benchmark 1.7, Debian 12's).
+// Repetitions: 1 to 10^4. Google Benchmark takes an int, but 2^31 - 1 runs for
+// years: a count beyond any real use is a mistyped one.
+inline constexpr unsigned long long max_repetitions = 10'000;
+inline bool is_repetitions(std::string_view v) { return bench::is_count(v, 1, max_repetitions); }
+// Seconds: a finite number from 0 to an hour (a double in Google Benchmark 1.7,
+// Debian 12's). nan, inf or 1e300 runs each benchmark to Google Benchmark's cap
+// of 10^9 iterations: hours to days for the gate's workloads.
+inline constexpr double max_seconds = 3600;
 inline bool is_seconds(std::string_view v) {
     double x = 0;
     const auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), x);
-    return !v.empty() && error == std::errc() && end == v.data() + v.size() && std::isfinite(x) && x >= 0;
+    return !v.empty() && error == std::errc() && end == v.data() + v.size() && std::isfinite(x) && x >= 0 &&
+           x <= max_seconds;
 }
 inline bool is_one_of(std::string_view v, std::initializer_list<std::string_view> words) {
     return std::find(words.begin(), words.end(), v) != words.end();
@@ -55,13 +57,14 @@ inline bool is_boolean(std::string_view v) {
 
 }  // namespace detail
 
-// What is wrong with a Google Benchmark flag's value that Google Benchmark would
-// not refuse itself, or "": a negative --benchmark_repetitions aborts it
-// (std::length_error), 0 or none runs nothing and exits 0, a --benchmark_min_time
-// of nan or inf never ends, an unknown format or time unit prints the usage and
-// exits 0, and a boolean flag takes any word for true. Values it checks itself
-// (a repetition count that is no integer) and flags it does not know are left
-// to it (exit 2 either way).
+// What is wrong with a Google Benchmark flag's value, or "": a negative
+// --benchmark_repetitions aborts it (std::length_error), 0 or none runs
+// nothing and exits 0, a --benchmark_min_time of nan or inf runs for days, an
+// unknown format or time unit prints the usage and exits 0, a boolean flag
+// takes any word for true, and --benchmark_perf_counters runs without counters
+// and exits 0. Every value of the flags below is checked here, those Google
+// Benchmark would refuse too (a count that is no integer: one message for
+// both); flags it does not know are left to it (exit 2).
 inline std::string bad_benchmark_flag(std::string_view arg) {
     struct Rule {
         std::string_view flag;
@@ -69,11 +72,17 @@ inline std::string bad_benchmark_flag(std::string_view arg) {
         const char* expected;
     };
     static constexpr Rule rules[] = {
-        {"--benchmark_repetitions", detail::is_positive_count, "a count from 1 to 2147483647 (digits, no leading 0)"},
-        {"--benchmark_min_time", detail::is_seconds, "seconds: a finite number, 0 or more"},
-        {"--benchmark_min_warmup_time", detail::is_seconds, "seconds: a finite number, 0 or more"},
+        {"--benchmark_repetitions", detail::is_repetitions, "a count from 1 to 10000 (digits, no leading 0)"},
+        {"--benchmark_min_time", detail::is_seconds, "seconds: a finite number from 0 to 3600"},
+        {"--benchmark_min_warmup_time", detail::is_seconds, "seconds: a finite number from 0 to 3600"},
         {"--benchmark_format", detail::is_format, "console, json or csv"},
-        {"--benchmark_out_format", detail::is_format, "console, json or csv"},
+        // JSON only: the file is checked whole as JSON before it replaces --benchmark_out's (run_benchmarks).
+        {"--benchmark_out_format", [](std::string_view v) { return v == "json"; },
+         "json (the only format whose file is checked whole before it is written)"},
+        // Debian 12's Google Benchmark is built without libpfm: it says the
+        // counters are not supported, counts nothing and exits 0.
+        {"--benchmark_perf_counters", [](std::string_view) { return false; },
+         "available: this Google Benchmark is built without libpfm and would count nothing"},
         {"--benchmark_time_unit", [](std::string_view v) { return detail::is_one_of(v, {"ns", "us", "ms", "s"}); },
          "ns, us, ms or s"},
         {"--benchmark_color",

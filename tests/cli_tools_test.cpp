@@ -221,7 +221,7 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
         EXPECT_EQ(run.status, 2) << program << ": " << run.output;
         EXPECT_NE(run.output.find("BENCHFP_POOL_RELEASE_BYTES='abc' is not a byte count"), std::string::npos) << run.output;
     }
-    for (const std::string n : {"abc", "''", "-5", "+3", "12x", "99999999999999999999"}) {
+    for (const std::string n : {"abc", "''", "-5", "+3", "12x", "007", "' 7'", "1000000000001", "99999999999999999999"}) {
         const CommandRun run = run_shell(bench + "benchfp_alloc_instructions hook-off " + n);
         EXPECT_EQ(run.status, 2) << n << ": " << run.output;
         EXPECT_NE(run.output.find("is not a count from 0 to 10^12"), std::string::npos) << run.output;
@@ -233,11 +233,16 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
                  {"--benchmark_repetitions=-1", "is not a count from 1"},
                  {"--benchmark_repetitions=0", "is not a count from 1"},
                  {"--benchmark_repetitions=", "is not a count from 1"},
+                 {"--benchmark_repetitions=2147483647", "is not a count from 1 to 10000"},
+                 {"--benchmark_repetitions=010", "is not a count from 1 to 10000 (digits, no leading 0)"},
                  {"--benchmark_min_time=nan", "is not seconds"},
                  {"--benchmark_min_time=1e400", "is not seconds"},
+                 {"--benchmark_min_time=1e300", "is not seconds: a finite number from 0 to 3600"},
                  {"--benchmark_min_warmup_time=-1", "is not seconds"},
                  {"--benchmark_format=xml", "is not console, json or csv"},
-                 {"--benchmark_out_format=xml", "is not console, json or csv"},
+                 {"--benchmark_out_format=xml", "is not json"},
+                 {"--benchmark_out_format=csv", "is not json"},
+                 {"--benchmark_perf_counters=CYCLES", "is not available"},
                  {"--benchmark_time_unit=h", "is not ns, us, ms or s"},
                  {"--benchmark_enable_random_interleaving=maybe", "is not true or false"}}) {
             const CommandRun run = run_shell("timeout 60 " + bench + program + " --benchmark_filter=strings " + flag);
