@@ -167,12 +167,13 @@ namespace {
 
 // One run of frame over clobber: its paired ratio, the ratio's interval and the group's A/A control.
 report::RunResults with_frame_ratio(double ratio, std::optional<report::Interval> interval,
-                                    std::optional<report::Control> aa = std::nullopt) {
+                                    std::optional<report::Control> aa = std::nullopt, const std::string& file = "a.json") {
     report::RunResults r;
     r.fingerprint = {"cpu", "avx512", 2};
     r.benchmarks["kernel/k/a/avx2/64/clobber"] = {1e6, -1, 1, {}, {}};
     r.benchmarks["kernel/k/a/avx2/64/frame"] = {1e6 * ratio, -1, 1, {{"clobber", {ratio}}}, {}};
-    r.benchmarks["kernel/k/a/avx2/64/frame"].paired_records["clobber"] = {{interval, aa}};
+    r.source = file;
+    r.benchmarks["kernel/k/a/avx2/64/frame"].paired_records["clobber"] = {{interval, aa, file}};
     return r;
 }
 
@@ -302,16 +303,15 @@ TEST(JudgeFrameCost, MergedRunsAreExcusedOnlyByARunsOwnControl) {
     t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}, 0, true}};
     const report::Control quiet_aa{1.001, report::Interval{0.99, 1.01}};
     const report::Control moved_aa{0.960, report::Interval{0.95, 0.97}};
-    const report::RunResults quiet = with_frame_ratio(1.024, report::Interval{1.0078, 1.0422}, quiet_aa);
-    const report::RunResults moved = with_frame_ratio(1.020, report::Interval{1.010, 1.030}, moved_aa);
+    const report::RunResults quiet = with_frame_ratio(1.024, report::Interval{1.0078, 1.0422}, quiet_aa, "a.json");
+    const report::RunResults moved = with_frame_ratio(1.020, report::Interval{1.010, 1.030}, moved_aa, "b.json");
     // Either file first: the run the move excuses is named, with its own interval and A/A.
-    for (const auto& [runs, name] : {std::pair{std::vector{quiet, moved}, std::string("run 2")},
-                                     std::pair{std::vector{moved, quiet}, std::string("run 1")}}) {
+    for (const auto& runs : {std::vector{quiet, moved}, std::vector{moved, quiet}}) {
         const report::Row row = merged_ratio_row(runs, t);
         EXPECT_EQ(row.verdict, RowVerdict::unresolved) << row.note;
-        EXPECT_EQ(row.note, "hull of 2 runs' 95% intervals [1.0078, 1.0422] over the limit, but " + name +
-                                "'s own 95% interval [1.0100, 1.0300] is no farther above 1 than placement alone "
-                                "moves this kernel: that run's A/A control reads 0.9600 [0.9500, 0.9700], 4.0% from 1");
+        EXPECT_EQ(row.note, "hull of 2 runs' 95% intervals [1.0078, 1.0422] over the limit, but the run of b.json "
+                            "reads 95% interval [1.0100, 1.0300], whose lower end is no farther above 1 than placement "
+                            "alone moves this kernel: that run's A/A control reads 0.9600 [0.9500, 0.9700], 4.0% from 1");
     }
     EXPECT_EQ(merged_ratio_row({quiet, quiet}, t).verdict, RowVerdict::over_limit);
     // No run excused by its own control (1.09 and 1.03 beside quiet ones, 1.20 beside a 10% move):
@@ -322,22 +322,60 @@ TEST(JudgeFrameCost, MergedRunsAreExcusedOnlyByARunsOwnControl) {
                                                 with_frame_ratio(1.21, report::Interval{1.20, 1.22}, far_aa)},
                                                t);
     EXPECT_EQ(mixed.verdict, RowVerdict::over_limit) << mixed.note;
-    // One file holding the case twice is two runs, each with its own control, however ordered.
-    report::RunResults twice = with_frame_ratio(1.24, report::Interval{1.20, 1.30}, quiet_aa);
-    auto& records = twice.benchmarks["kernel/k/a/avx2/64/frame"];
-    records.paired_ratios["clobber"].push_back(1.020);
-    records.paired_records["clobber"].push_back({report::Interval{1.010, 1.030}, moved_aa});
-    report::compute_ratios(twice, t);
-    const report::Judgement j = report::judge_limits_only(twice, t);
-    const auto row = std::find_if(j.rows.begin(), j.rows.end(), [](const report::Row& x) { return x.kind == "ratio"; });
-    ASSERT_NE(row, j.rows.end());
-    EXPECT_EQ(row->verdict, RowVerdict::unresolved) << row->note;
-    EXPECT_NE(row->note.find("run 2's own 95% interval [1.0100, 1.0300]"), std::string::npos) << row->note;
-    // The Markdown report's A/A column shows each run's control, numbered as the note numbers runs.
+}
+
+// One file holding a case twice is two runs, each with its own A/A control
+// beside its own interval, named by its record in the file; the Markdown A/A
+// column shows each run's control under the name the note uses, from the
+// preserve case where the run's frame case failed.
+TEST(JudgeFrameCost, OneFileHoldingACaseTwiceIsTwoRunsWithTheirOwnControls) {
+    const auto kase = [](const std::string& frame, const std::string& state, const std::string& paired,
+                         const std::string& aa) {
+        return "{\"state\": \"" + state + "\", \"spec\": {\"kernel\": \"eltwise\", \"alg\": \"relu\", "
+               "\"isa\": \"avx2\", \"frame\": \"" + frame + "\", \"mode\": \"perf\", \"problem\": \"1048576\"}, "
+               "\"perf\": {\"min_ms\": 2" + paired + ", \"aa\": " + aa + "}}";
+    };
+    const auto paired = [](const char* ratio, const char* lo, const char* hi) {
+        return std::string(", \"paired\": {\"reference\": \"clobber\", \"ratio\": ") + ratio + ", \"lo\": " + lo +
+               ", \"hi\": " + hi + ", \"pairs\": 40}";
+    };
+    const std::string quiet = "{\"ratio\": 1.001, \"lo\": 0.99, \"hi\": 1.01, \"pairs\": 40}";
+    const std::string moved = "{\"ratio\": 0.96, \"lo\": 0.95, \"hi\": 0.97, \"pairs\": 40}";
+    const std::filesystem::path path = benchfp::test::scratch_path("benchfp_pairing_", "twice.json");
+    std::ofstream(path) << "{\"benchfp\": {\"schema\": \"benchfp.results/1\"}, \"host\": {\"cpu\": \"cpu\", "
+                           "\"isa\": \"avx512\", \"cores\": 2}, \"cases\": ["
+                        << kase("clobber", "PASSED", "", quiet) << ", "
+                        << kase("frame", "PASSED", paired("1.24", "1.20", "1.30"), quiet) << ", "
+                        << kase("preserve", "PASSED", paired("1.24", "1.20", "1.30"), quiet) << ", "
+                        << kase("clobber", "PASSED", "", moved) << ", "
+                        << kase("frame", "FAILED", paired("1.02", "1.01", "1.03"), moved) << ", "
+                        << kase("preserve", "PASSED", paired("1.02", "1.01", "1.03"), moved) << "]}";
+    report::RunResults r = report::read_run(path.string());
+    std::filesystem::remove(path);
+    report::Tolerances t;
+    t.ratio_rules = {{"frame / clobber", "frame", "clobber", 1.005, {}, 0, true},
+                     {"preserve / clobber", "preserve", "clobber", 1.005, {}, 0, true}};
+    report::compute_ratios(r, t);
+    const report::Judgement j = report::judge_limits_only(r, t);
+    const std::string file = path.string();
+    int frame_rows = 0;
+    for (const report::Row& row : j.rows) {
+        if (row.kind != "ratio") continue;
+        ++frame_rows;
+        if (row.id.ends_with("frame / clobber")) {  // one run, not excused by the other's A/A
+            EXPECT_EQ(row.verdict, report::RowVerdict::over_limit) << row.note;
+        } else if (row.id.ends_with("preserve / clobber")) {
+            EXPECT_EQ(row.verdict, report::RowVerdict::unresolved) << row.note;
+            EXPECT_NE(row.note.find("the run of " + file + ", record 2 reads 95% interval [1.0100, 1.0300]"),
+                      std::string::npos) << row.note;
+        }
+    }
+    EXPECT_EQ(frame_rows, 2);
     report::Report report;
-    report.machines.push_back({twice, std::nullopt, "", j, ""});
+    report.machines.push_back({r, std::nullopt, "", j, ""});
     const std::string md = report::render_markdown(report);
-    EXPECT_NE(md.find("| run 1: 1.0010 [0.9900, 1.0100]; run 2: 0.9600 [0.9500, 0.9700] |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| " + file + ", record 1: 1.0010 [0.9900, 1.0100]; " + file + ", record 2: 0.9600 [0.9500, 0.9700] |"),
+              std::string::npos) << md;
 }
 
 // An unresolved row is no pass: the verdict line counts and names it, with

@@ -223,10 +223,9 @@ void within_placement_noise(Row& row, const Interval& hull, const std::vector<Pa
     const PairedRecord* excused = run_within_placement_noise(*records);
     if (!excused) return;
     const double move = placement_move(*excused->aa);
-    const std::string which =
-        hull.runs > 1 ? ", but run " + std::to_string(excused - records->data() + 1) + "'s own 95% interval " +
-                            bracketed(*excused->interval) + " is"
-                      : ", but";
+    const std::string which = hull.runs > 1 ? ", but the run of " + excused->run + " reads 95% interval " +
+                                                  bracketed(*excused->interval) + ", whose lower end is"
+                                            : ", but";
     row.over_limit = false;
     row.verdict = RowVerdict::unresolved;
     row.note = interval_text(hull) + " over the limit" + which + " no farther above 1 than placement alone moves "

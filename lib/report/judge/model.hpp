@@ -35,6 +35,10 @@ struct Control {
 struct PairedRecord {
     std::optional<Interval> interval;
     std::optional<Control> aa;
+    // Which run it is, as notes and reports name it: its file, and where the
+    // file holds the case more than once, which record ("a.json", "b.json,
+    // record 2"): the same label on every policy's record of that run.
+    std::string run;
 };
 
 struct Measurement {

@@ -182,6 +182,34 @@ std::optional<Control> control_of(const In& perf) {
     return Control{ratio, interval_of(*aa, ratio)};
 }
 
+// A case's identity in its file, whatever its state: its spec as written (a
+// case repeated in one file has the same spec each time).
+std::string spec_key(const In& c) {
+    const auto spec = c.json().find("spec");
+    return spec == c.json().end() ? "" : spec->dump();
+}
+
+// Which run of its case a record is, as notes and reports name it: the file,
+// and where the file holds the case more than once, which of its records
+// ("b.json, record 2"). Failed records are counted too, so that every policy's
+// record of one run of a group gets the same label.
+class RunLabels {
+public:
+    RunLabels(const In& doc, const std::vector<In>& cases) : file_(doc.file()) {
+        for (const In& c : cases) ++total_[spec_key(c)];
+    }
+    // Counts case c; its label.
+    std::string next(const In& c) {
+        const std::string key = spec_key(c);
+        const int k = ++seen_[key];
+        return total_[key] > 1 ? file_ + ", record " + std::to_string(k) : file_;
+    }
+
+private:
+    std::string file_;
+    std::map<std::string, int> total_, seen_;
+};
+
 // benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
 // per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>" (the
 // problem followed by "@<threads>t" for a case on more than one thread: the
@@ -198,8 +226,11 @@ RunResults benchfp_results(const In& doc) {
     r.time_from = "the minimum time per call of each perf case";
     r.fingerprint = fingerprint_from_json(doc.at("host"));
     r.build = build_of(doc.at("host"));
-    for (const In& c : doc.at("cases").elements()) {
-        if (c.expect_object().string_or("state", "") != "PASSED" || !c.has("perf")) continue;
+    const std::vector<In> cases = doc.at("cases").elements();
+    RunLabels labels(doc, cases);
+    for (const In& c : cases) {
+        const std::string run = labels.next(c.expect_object());
+        if (c.string_or("state", "") != "PASSED" || !c.has("perf")) continue;
         const In spec = c.at("spec");
         if (const std::string mode = spec.string("mode"); mode != "perf")  // another mode's times judged as perf times
             spec.at("mode").fail("\"" + mode + "\" in a record with perf times");
@@ -221,7 +252,7 @@ RunResults benchfp_results(const In& doc) {
                 paired->at("reference").fail("the case's own policy: a policy is paired with another");
             const double ratio = paired->number("ratio", ranges::ratio);
             m.paired_ratios[reference].push_back(ratio);
-            m.paired_records[reference].push_back({interval_of(*paired, ratio), aa});
+            m.paired_records[reference].push_back({interval_of(*paired, ratio), aa, run});
         }
     }
     if (r.benchmarks.empty())

@@ -6,11 +6,14 @@
 #include "report/html.hpp"
 #include "report/judge/stats.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace benchfp::report {
 
@@ -125,27 +128,33 @@ void ratio_table(std::ostringstream& md, const Judgement& j) {
 
 // What each frame policy costs each kernel, measured side by side in this run
 // (benchfp kernel --mode=perf): every such ratio, significant or not, since the
-// frame cost is what the harness exists to show; with its 95% interval and the
-// group's A/A control (the noise floor) where the run paired them.
+// frame cost is what the harness exists to show; with its 95% interval (the
+// hull of the runs' where runs were merged) and each run's A/A control (the
+// noise floor) where the run paired them.
 std::string with_interval(const std::string& value, const Interval* interval) {
     if (!interval) return value;
     return value + " " + bracketed(*interval);
 }
 
-// The A/A controls behind a frame cost: its run's, or where runs were merged,
-// each run's, numbered as the judge's notes number them ("run 2: ...");
-// empty where no run had one.
-std::string controls_text(const RunResults& current, const std::string& id) {
-    const auto records = current.ratio_records.find(id);
-    if (records == current.ratio_records.end()) return "";
-    std::string text;
-    for (size_t i = 0; i < records->second.size(); ++i) {
-        const std::optional<Control>& aa = records->second[i].aa;
-        if (!aa) continue;
-        if (!text.empty()) text += "; ";
-        if (records->second.size() > 1) text += "run " + std::to_string(i + 1) + ": ";
-        text += with_interval(fixed(aa->ratio, 4), aa->interval ? &*aa->interval : nullptr);
+// The A/A controls of a group's runs, from its frame costs' records (frame /
+// clobber, then preserve / clobber: a run whose frame case failed still has
+// its preserve case), each run once: the value alone for one run; for
+// several, each named as the judge's notes name it ("b.json: ...").
+std::string controls_text(const RunResults& current, const std::string& group) {
+    std::vector<std::pair<std::string, std::string>> runs;  // label, control; in the order read
+    for (const char* rule : {"frame / clobber", "preserve / clobber"}) {
+        const auto records = current.ratio_records.find(group + ": " + rule);
+        if (records == current.ratio_records.end()) continue;
+        for (const PairedRecord& record : records->second) {
+            const bool known = std::any_of(runs.begin(), runs.end(), [&](const auto& r) { return r.first == record.run; });
+            if (record.aa && !known)
+                runs.emplace_back(record.run, with_interval(fixed(record.aa->ratio, 4),
+                                                            record.aa->interval ? &*record.aa->interval : nullptr));
+        }
     }
+    if (runs.size() == 1) return runs.front().second;
+    std::string text;
+    for (const auto& [run, control] : runs) text += (text.empty() ? "" : "; ") + run + ": " + control;
     return text;
 }
 
@@ -160,10 +169,8 @@ void frame_cost_table(std::ostringstream& md, const RunResults& current) {
             }
     if (by_problem.empty()) return;
     for (auto& [group, cells] : by_problem)
-        for (const char* rule : {"frame / clobber", "preserve / clobber"})
-            if (const std::string aa = controls_text(current, group + ": " + rule); !aa.empty() && !cells.count("A/A"))
-                cells["A/A"] = aa;
-    md << "\n#### Frame cost (time over clobber's, same run, same buffers; median of paired ratios [95% interval; where runs were merged, the hull of theirs, and the A/A control of each run])\n\n"
+        if (const std::string aa = controls_text(current, group); !aa.empty()) cells["A/A"] = aa;
+    md << "\n#### Frame cost (time over clobber's, same run, same buffers; median of paired ratios [95% interval; where runs were merged, the hull of theirs, and each run's A/A control, named by its file])\n\n"
        << "| kernel / alg / ISA / problem | frame / clobber | preserve / clobber | A/A (noise floor) |\n|----|----|----|----|\n";
     for (const auto& entry : by_problem) {
         const std::map<std::string, std::string>& cells = entry.second;  // not a structured binding: lambdas capture it
