@@ -15,6 +15,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -29,14 +30,15 @@ namespace benchfp::bench {
 
 namespace detail {
 
-// Repetitions: 1 to 10^4. Google Benchmark takes an int, but 2^31 - 1 runs for
-// years: a count beyond any real use is a mistyped one.
-inline constexpr unsigned long long max_repetitions = 10'000;
+// Repetitions: 1 to 1000 (the scripts take 3 to 7). Google Benchmark takes an
+// int, but 2^31 - 1 runs for years: a count beyond any real use is a mistyped one.
+inline constexpr unsigned long long max_repetitions = 1000;
 inline bool is_repetitions(std::string_view v) { return bench::is_count(v, 1, max_repetitions); }
-// Seconds: a finite number from 0 to an hour (a double in Google Benchmark 1.7,
-// Debian 12's). nan, inf or 1e300 runs each benchmark to Google Benchmark's cap
-// of 10^9 iterations: hours to days for the gate's workloads.
-inline constexpr double max_seconds = 3600;
+// Seconds: a finite number from 0 to 60 per benchmark (the scripts take 0.05 to
+// 0.1; a double in Google Benchmark 1.7, Debian 12's). nan, inf or 1e300 runs
+// each benchmark to Google Benchmark's cap of 10^9 iterations: days for the
+// gate's workloads.
+inline constexpr double max_seconds = 60;
 inline bool is_seconds(std::string_view v) {
     double x = 0;
     const auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), x);
@@ -46,8 +48,6 @@ inline bool is_seconds(std::string_view v) {
 inline bool is_one_of(std::string_view v, std::initializer_list<std::string_view> words) {
     return std::find(words.begin(), words.end(), v) != words.end();
 }
-// A format Google Benchmark writes.
-inline bool is_format(std::string_view v) { return is_one_of(v, {"console", "json", "csv"}); }
 // The words Google Benchmark reads as true or false; it reads any other word as true.
 inline bool is_boolean(std::string_view v) {
     std::string lower(v);
@@ -55,56 +55,88 @@ inline bool is_boolean(std::string_view v) {
     return is_one_of(lower, {"true", "false", "yes", "no", "on", "off", "1", "0", "t", "f", "y", "n"});
 }
 
+// A Google Benchmark flag this checks: its values, and what a valid one is.
+struct FlagRule {
+    std::string_view flag;
+    bool (*valid)(std::string_view);
+    const char* expected;
+};
+
+// The flags whose bad values Google Benchmark would abort on, pass with exit 0
+// or not finish: a negative --benchmark_repetitions aborts it
+// (std::length_error), 0 or none runs nothing and exits 0, a
+// --benchmark_min_time of nan or inf runs for days, an unknown format or time
+// unit prints the usage and exits 0, a boolean flag takes any word for true,
+// --benchmark_format=csv aborts on the gate's counters, and
+// --benchmark_perf_counters runs without counters and exits 0. Every value of
+// these is checked, those Google Benchmark would refuse too (a count that is no
+// integer: one message for both); flags it does not know are left to it (exit 2).
+inline constexpr FlagRule benchmark_flag_rules[] = {
+    {"--benchmark_repetitions", is_repetitions, "a count from 1 to 1000 (digits, no leading 0)"},
+    {"--benchmark_min_time", is_seconds, "seconds: a finite number from 0 to 60"},
+    {"--benchmark_min_warmup_time", is_seconds, "seconds: a finite number from 0 to 60"},
+    // Not csv: the gate's benchmarks carry different counters, and Google
+    // Benchmark 1.7.1's CSV writer aborts on a counter one run lacks.
+    {"--benchmark_format", [](std::string_view v) { return is_one_of(v, {"console", "json"}); }, "console or json"},
+    // JSON only: the file is checked whole as JSON before it replaces --benchmark_out's (run_benchmarks).
+    {"--benchmark_out_format", [](std::string_view v) { return v == "json"; },
+     "json (the only format whose file is checked whole before it is written)"},
+    // Debian 12's Google Benchmark is built without libpfm: it says the
+    // counters are not supported, counts nothing and exits 0. Empty: none, its default.
+    {"--benchmark_perf_counters", [](std::string_view v) { return v.empty(); },
+     "available: this Google Benchmark is built without libpfm and would count nothing"},
+    {"--benchmark_time_unit", [](std::string_view v) { return is_one_of(v, {"", "ns", "us", "ms", "s"}); },
+     "ns, us, ms or s"},
+    {"--benchmark_color", [](std::string_view v) { return v == "auto" || is_boolean(v); }, "auto, true or false"},
+    {"--benchmark_list_tests", is_boolean, "true or false"},
+    {"--benchmark_enable_random_interleaving", is_boolean, "true or false"},
+    {"--benchmark_report_aggregates_only", is_boolean, "true or false"},
+    {"--benchmark_display_aggregates_only", is_boolean, "true or false"},
+    {"--benchmark_counters_tabular", is_boolean, "true or false"},
+};
+
+// The environment variable Google Benchmark reads a flag's default from
+// ("--benchmark_min_time": BENCHMARK_MIN_TIME).
+inline std::string environment_name(std::string_view flag) {
+    std::string name(flag.substr(2));
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+    return name;
+}
+
 }  // namespace detail
 
-// What is wrong with a Google Benchmark flag's value, or "": a negative
-// --benchmark_repetitions aborts it (std::length_error), 0 or none runs
-// nothing and exits 0, a --benchmark_min_time of nan or inf runs for days, an
-// unknown format or time unit prints the usage and exits 0, a boolean flag
-// takes any word for true, and --benchmark_perf_counters runs without counters
-// and exits 0. Every value of the flags below is checked here, those Google
-// Benchmark would refuse too (a count that is no integer: one message for
-// both); flags it does not know are left to it (exit 2).
+// What is wrong with a Google Benchmark flag's value (detail::benchmark_flag_rules), or "".
 inline std::string bad_benchmark_flag(std::string_view arg) {
-    struct Rule {
-        std::string_view flag;
-        bool (*valid)(std::string_view);
-        const char* expected;
-    };
-    static constexpr Rule rules[] = {
-        {"--benchmark_repetitions", detail::is_repetitions, "a count from 1 to 10000 (digits, no leading 0)"},
-        {"--benchmark_min_time", detail::is_seconds, "seconds: a finite number from 0 to 3600"},
-        {"--benchmark_min_warmup_time", detail::is_seconds, "seconds: a finite number from 0 to 3600"},
-        {"--benchmark_format", detail::is_format, "console, json or csv"},
-        // JSON only: the file is checked whole as JSON before it replaces --benchmark_out's (run_benchmarks).
-        {"--benchmark_out_format", [](std::string_view v) { return v == "json"; },
-         "json (the only format whose file is checked whole before it is written)"},
-        // Debian 12's Google Benchmark is built without libpfm: it says the
-        // counters are not supported, counts nothing and exits 0.
-        {"--benchmark_perf_counters", [](std::string_view) { return false; },
-         "available: this Google Benchmark is built without libpfm and would count nothing"},
-        {"--benchmark_time_unit", [](std::string_view v) { return detail::is_one_of(v, {"ns", "us", "ms", "s"}); },
-         "ns, us, ms or s"},
-        {"--benchmark_color",
-         [](std::string_view v) { return v == "auto" || detail::is_boolean(v); }, "auto, true or false"},
-        {"--benchmark_list_tests", detail::is_boolean, "true or false"},
-        {"--benchmark_enable_random_interleaving", detail::is_boolean, "true or false"},
-        {"--benchmark_report_aggregates_only", detail::is_boolean, "true or false"},
-        {"--benchmark_display_aggregates_only", detail::is_boolean, "true or false"},
-        {"--benchmark_counters_tabular", detail::is_boolean, "true or false"},
-    };
     const size_t equals = arg.find('=');
     if (equals == std::string_view::npos) return "";  // a bare boolean flag, or one Google Benchmark refuses
     const std::string_view flag = arg.substr(0, equals), value = arg.substr(equals + 1);
-    for (const Rule& rule : rules)
+    for (const detail::FlagRule& rule : detail::benchmark_flag_rules)
         if (flag == rule.flag && !rule.valid(value))
             return std::string(flag) + "='" + std::string(value) + "' is not " + rule.expected;
     return "";
 }
 
+// What is wrong with the environment Google Benchmark reads its flags' defaults
+// from (BENCHMARK_REPETITIONS=0 ran nothing and passed, BENCHMARK_MIN_TIME=nan
+// never ended), or "": the same rules as the flags'; and BENCHMARK_OUT, whose
+// file Google Benchmark would write in place, unchecked, is refused.
+inline std::string bad_benchmark_environment() {
+    if (const char* out = std::getenv("BENCHMARK_OUT"); out && *out)
+        return "BENCHMARK_OUT='" + std::string(out) +
+               "' is set: Google Benchmark would write that file in place, unchecked; give --benchmark_out=FILE instead";
+    for (const detail::FlagRule& rule : detail::benchmark_flag_rules) {
+        const std::string name = detail::environment_name(rule.flag);
+        if (const char* value = std::getenv(name.c_str()); value && !rule.valid(value))
+            return name + "='" + value + "' (Google Benchmark reads it as " + std::string(rule.flag) + ") is not " +
+                   rule.expected;
+    }
+    return "";
+}
+
 // Runs the registered benchmarks with Google Benchmark's flags, and says as bad
 // input (exit 2) what it would pass with exit 0, abort on or never finish: a
-// flag's value bad_benchmark_flag refuses, an unrecognized argument, a
+// flag's value bad_benchmark_flag refuses (or its environment variable's,
+// bad_benchmark_environment), an unrecognized argument, a
 // --benchmark_filter that matches no benchmark (or is no regular expression:
 // it matches none). Google Benchmark writes --benchmark_out=FILE in place and
 // checks no write (a filter matching nothing left FILE empty, exit 0), so it
@@ -118,8 +150,10 @@ inline int run_benchmarks(int argc, char** argv) {
     const std::string temporary =
         (std::filesystem::temp_directory_path() / ("benchfp_bench_out." + std::to_string(getpid()) + ".json")).string();
     std::vector<std::string> storage(argv, argv + argc);
-    for (size_t i = 1; i < storage.size(); ++i)
-        if (const std::string bad = bad_benchmark_flag(storage[i]); !bad.empty()) {
+    std::vector<std::string> problems = {bad_benchmark_environment()};
+    for (size_t i = 1; i < storage.size(); ++i) problems.push_back(bad_benchmark_flag(storage[i]));
+    for (const std::string& bad : problems)
+        if (!bad.empty()) {
             std::fprintf(stderr, "%s: %s\n", argv[0], bad.c_str());
             return 2;
         }

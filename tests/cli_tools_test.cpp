@@ -221,11 +221,12 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
         EXPECT_EQ(run.status, 2) << program << ": " << run.output;
         EXPECT_NE(run.output.find("BENCHFP_POOL_RELEASE_BYTES='abc' is not a byte count"), std::string::npos) << run.output;
     }
-    for (const std::string n : {"abc", "''", "-5", "+3", "12x", "007", "' 7'", "1000000000001", "99999999999999999999"}) {
+    for (const std::string n : {"abc", "''", "-5", "+3", "12x", "007", "' 7'", "1000000001", "99999999999999999999"}) {
         const CommandRun run = run_shell(bench + "benchfp_alloc_instructions hook-off " + n);
         EXPECT_EQ(run.status, 2) << n << ": " << run.output;
-        EXPECT_NE(run.output.find("is not a count from 0 to 10^12"), std::string::npos) << run.output;
+        EXPECT_NE(run.output.find("is not a count from 0 to 10^9"), std::string::npos) << run.output;
     }
+    EXPECT_EQ(run_shell(bench + "benchfp_alloc_instructions hook-off 0").status, 0);
     // Values Google Benchmark would abort on (-1), run nothing with and pass (0),
     // never finish (nan), or print its usage for and exit 0 (xml).
     for (const std::string program : {"benchfp_alloc_gate", "benchfp_alloc_bench"})
@@ -233,13 +234,14 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
                  {"--benchmark_repetitions=-1", "is not a count from 1"},
                  {"--benchmark_repetitions=0", "is not a count from 1"},
                  {"--benchmark_repetitions=", "is not a count from 1"},
-                 {"--benchmark_repetitions=2147483647", "is not a count from 1 to 10000"},
-                 {"--benchmark_repetitions=010", "is not a count from 1 to 10000 (digits, no leading 0)"},
+                 {"--benchmark_repetitions=1001", "is not a count from 1 to 1000"},
+                 {"--benchmark_repetitions=010", "is not a count from 1 to 1000 (digits, no leading 0)"},
                  {"--benchmark_min_time=nan", "is not seconds"},
                  {"--benchmark_min_time=1e400", "is not seconds"},
-                 {"--benchmark_min_time=1e300", "is not seconds: a finite number from 0 to 3600"},
+                 {"--benchmark_min_time=60.001", "is not seconds: a finite number from 0 to 60"},
                  {"--benchmark_min_warmup_time=-1", "is not seconds"},
-                 {"--benchmark_format=xml", "is not console, json or csv"},
+                 {"--benchmark_format=xml", "is not console or json"},
+                 {"--benchmark_format=csv", "is not console or json"},
                  {"--benchmark_out_format=xml", "is not json"},
                  {"--benchmark_out_format=csv", "is not json"},
                  {"--benchmark_perf_counters=CYCLES", "is not available"},
@@ -247,10 +249,35 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
                  {"--benchmark_enable_random_interleaving=maybe", "is not true or false"}}) {
             const CommandRun run = run_shell("timeout 60 " + bench + program + " --benchmark_filter=strings " + flag);
             EXPECT_EQ(run.status, 2) << program << " " << flag << ": " << run.output;
-            EXPECT_NE(run.output.find(flag.substr(0, flag.find('=')) + "='" + flag.substr(flag.find('=') + 1) + "' " + said),
-                      std::string::npos)
+            const std::string name = flag.substr(0, flag.find('=')), value = flag.substr(flag.find('=') + 1);
+            EXPECT_NE(run.output.find(name + "='" + value + "' " + said), std::string::npos)
                 << program << " " << flag << ": " << run.output;
+            // The same value in the environment variable Google Benchmark reads the flag's default from.
+            std::string variable = name.substr(2);
+            std::transform(variable.begin(), variable.end(), variable.begin(), ::toupper);
+            const CommandRun from_environment =
+                run_shell(variable + "='" + value + "' timeout 60 " + bench + program + " --benchmark_filter=strings");
+            EXPECT_EQ(from_environment.status, 2) << variable << ": " << from_environment.output;
+            EXPECT_NE(from_environment.output.find(variable + "='" + value + "' (Google Benchmark reads it as " + name +
+                                                   ") " + said),
+                      std::string::npos)
+                << from_environment.output;
         }
+    // The limits themselves, and the empty defaults, are accepted (listing runs nothing).
+    for (const std::string program : {"benchfp_alloc_gate", "benchfp_alloc_bench"}) {
+        const CommandRun limits = run_shell(bench + program + " --benchmark_list_tests=true --benchmark_repetitions=1000 "
+                                            "--benchmark_min_time=60 --benchmark_min_warmup_time=0 "
+                                            "--benchmark_perf_counters= --benchmark_time_unit= --benchmark_format=json");
+        EXPECT_EQ(limits.status, 0) << program << ": " << limits.output;
+    }
+    const std::string kept = temp_path("kept.json");
+    std::ofstream(kept) << "{\"kept\": 1}";
+    const CommandRun environment_out =
+        run_shell("BENCHMARK_OUT=" + kept + " " + bench + "benchfp_alloc_gate --benchmark_filter='^alloc/nothing/'");
+    EXPECT_EQ(environment_out.status, 2) << environment_out.output;
+    EXPECT_NE(environment_out.output.find("BENCHMARK_OUT='" + kept + "' is set"), std::string::npos)
+        << environment_out.output;
+    EXPECT_EQ(read_text(kept), "{\"kept\": 1}");
     const std::string out = temp_path("gate_out.json");
     std::filesystem::remove(out);
     for (const std::string filter : {"'^alloc/nothing/'", "'('"}) {
