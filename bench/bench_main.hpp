@@ -12,14 +12,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <iterator>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -116,77 +120,146 @@ inline std::string bad_benchmark_flag(std::string_view arg) {
     return "";
 }
 
+// Whether the arguments give `flag` (as "--flag=value", or bare).
+inline bool gives_flag(const std::vector<std::string>& args, std::string_view flag) {
+    return std::any_of(args.begin(), args.end(), [&](const std::string& arg) {
+        return arg == flag || (arg.starts_with(flag) && arg.size() > flag.size() && arg[flag.size()] == '=');
+    });
+}
+
 // What is wrong with the environment Google Benchmark reads its flags' defaults
 // from (BENCHMARK_REPETITIONS=0 ran nothing and passed, BENCHMARK_MIN_TIME=nan
-// never ended), or "": the same rules as the flags'; and BENCHMARK_OUT, whose
-// file Google Benchmark would write in place, unchecked, is refused.
-inline std::string bad_benchmark_environment() {
+// never ended), or "": the same rules as the flags', for each flag the
+// arguments do not give themselves (a flag overrides its default); and
+// BENCHMARK_OUT, whose file Google Benchmark would write in place, unchecked,
+// is refused.
+inline std::string bad_benchmark_environment(const std::vector<std::string>& args) {
     if (const char* out = std::getenv("BENCHMARK_OUT"); out && *out)
         return "BENCHMARK_OUT='" + std::string(out) +
                "' is set: Google Benchmark would write that file in place, unchecked; give --benchmark_out=FILE instead";
     for (const detail::FlagRule& rule : detail::benchmark_flag_rules) {
         const std::string name = detail::environment_name(rule.flag);
-        if (const char* value = std::getenv(name.c_str()); value && !rule.valid(value))
-            return name + "='" + value + "' (Google Benchmark reads it as " + std::string(rule.flag) + ") is not " +
+        const char* value = std::getenv(name.c_str());
+        if (value && !gives_flag(args, rule.flag) && !rule.valid(value))
+            return name + "='" + value + "' (Google Benchmark's default for " + std::string(rule.flag) + ") is not " +
                    rule.expected;
     }
     return "";
 }
 
+namespace detail {
+
+// The temporary file Google Benchmark writes --benchmark_out into. A static
+// buffer: the signal handler below reads it.
+inline char temporary_path[4096] = "";
+
+inline void remove_temporary_and_reraise(int signal_number) {
+    if (temporary_path[0]) unlink(temporary_path);
+    std::signal(signal_number, SIG_DFL);
+    std::raise(signal_number);
+}
+
+// Made by mkstemp (a name of its own: never a file or link another process
+// placed), and removed on every way out of run_benchmarks, SIGINT and SIGTERM
+// included (Ctrl-C left /tmp/benchfp_bench_out.<pid>.json behind).
+class TemporaryOut {
+public:
+    // Throws std::runtime_error where no temporary file can be made (TMPDIR
+    // names no directory: that aborted the program, SIGABRT, before any check).
+    TemporaryOut() {
+        std::error_code error;
+        const std::filesystem::path dir = std::filesystem::temp_directory_path(error);
+        if (error) throw std::runtime_error("no directory for a temporary file (TMPDIR?): " + error.message());
+        const std::string pattern = (dir / "benchfp_bench_out.XXXXXX").string();
+        if (pattern.size() >= sizeof(temporary_path)) throw std::runtime_error("the temporary directory's path is too long");
+        std::memcpy(temporary_path, pattern.c_str(), pattern.size() + 1);
+        const int fd = mkstemp(temporary_path);
+        if (fd < 0) {
+            const std::string why = std::strerror(errno);
+            temporary_path[0] = 0;
+            throw std::runtime_error("cannot make a temporary file in " + dir.string() + ": " + why);
+        }
+        close(fd);
+        std::signal(SIGINT, remove_temporary_and_reraise);
+        std::signal(SIGTERM, remove_temporary_and_reraise);
+    }
+    ~TemporaryOut() {
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+        unlink(temporary_path);
+        temporary_path[0] = 0;
+    }
+    TemporaryOut(const TemporaryOut&) = delete;
+    TemporaryOut& operator=(const TemporaryOut&) = delete;
+    std::string path() const { return temporary_path; }
+    std::string text() const {
+        std::ifstream written{temporary_path, std::ios::binary};
+        return {std::istreambuf_iterator<char>(written), {}};
+    }
+};
+
+}  // namespace detail
+
 // Runs the registered benchmarks with Google Benchmark's flags, and says as bad
 // input (exit 2) what it would pass with exit 0, abort on or never finish: a
 // flag's value bad_benchmark_flag refuses (or its environment variable's,
-// bad_benchmark_environment), an unrecognized argument, a
-// --benchmark_filter that matches no benchmark (or is no regular expression:
-// it matches none). Google Benchmark writes --benchmark_out=FILE in place and
-// checks no write (a filter matching nothing left FILE empty, exit 0), so it
-// writes a temporary file of its own instead, and FILE is written from it
-// through report::write_file (atomic, links written through, devices in place)
-// once the run ran a benchmark and the file is whole JSON; otherwise FILE stays
-// as it was.
+// bad_benchmark_environment), an unrecognized argument, a --benchmark_filter
+// (or BENCHMARK_FILTER) that matches no benchmark (or is no regular
+// expression: it matches none). Google Benchmark writes --benchmark_out=FILE
+// in place and checks no write (a filter matching nothing left FILE empty,
+// exit 0), so it writes a temporary file of its own instead (TemporaryOut),
+// and FILE is written from it through report::write_file (atomic, links
+// written through, devices in place) once the run ran a benchmark and the
+// file is whole JSON; otherwise FILE stays as it was, and a FILE asked for and
+// not written (--benchmark_list_tests runs nothing) is exit 2.
 inline int run_benchmarks(int argc, char** argv) {
     constexpr std::string_view out_flag = "--benchmark_out=";
-    std::string out;
-    const std::string temporary =
-        (std::filesystem::temp_directory_path() / ("benchfp_bench_out." + std::to_string(getpid()) + ".json")).string();
     std::vector<std::string> storage(argv, argv + argc);
-    std::vector<std::string> problems = {bad_benchmark_environment()};
-    for (size_t i = 1; i < storage.size(); ++i) problems.push_back(bad_benchmark_flag(storage[i]));
+    const std::vector<std::string> args(storage.begin() + 1, storage.end());
+    std::vector<std::string> problems = {bad_benchmark_environment(args)};
+    for (const std::string& arg : args) problems.push_back(bad_benchmark_flag(arg));
     for (const std::string& bad : problems)
         if (!bad.empty()) {
             std::fprintf(stderr, "%s: %s\n", argv[0], bad.c_str());
             return 2;
         }
-    for (std::string& arg : storage)
-        if (arg.starts_with(out_flag) && arg.size() > out_flag.size()) {
-            out = arg.substr(out_flag.size());
-            arg = std::string(out_flag) + temporary;
-        }
+    std::string out;
+    for (const std::string& arg : args)
+        if (arg.starts_with(out_flag) && arg.size() > out_flag.size()) out = arg.substr(out_flag.size());
+    std::optional<detail::TemporaryOut> temporary;
     if (!out.empty()) {  // before the run, not after it (Google Benchmark exits 1 on a file it cannot open)
         try {
             report::check_writable(out);
+            temporary.emplace();
         } catch (const std::runtime_error& e) {
             std::fprintf(stderr, "%s: --benchmark_out: %s\n", argv[0], e.what());
             return 2;
         }
+        for (std::string& arg : storage)
+            if (arg.starts_with(out_flag)) arg = std::string(out_flag) + temporary->path();
     }
-    std::vector<char*> args;
-    for (std::string& arg : storage) args.push_back(arg.data());
-    args.push_back(nullptr);
+    std::vector<char*> pointers;
+    for (std::string& arg : storage) pointers.push_back(arg.data());
+    pointers.push_back(nullptr);
     int count = argc;
-    benchmark::Initialize(&count, args.data());
-    if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
+    benchmark::Initialize(&count, pointers.data());
+    if (benchmark::ReportUnrecognizedArguments(count, pointers.data())) return 2;
     const size_t ran = benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
-    std::string text;
-    if (std::ifstream written{temporary, std::ios::binary}) text.assign(std::istreambuf_iterator<char>(written), {});
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
     if (ran == 0) {
-        std::fprintf(stderr, "%s: no benchmark matches --benchmark_filter (or it is no regular expression)\n", argv[0]);
+        const char* filter = std::getenv("BENCHMARK_FILTER");
+        const std::string which = filter && !gives_flag(args, "--benchmark_filter")
+                                      ? "BENCHMARK_FILTER='" + std::string(filter) + "' (its default)"
+                                      : "--benchmark_filter";
+        std::fprintf(stderr, "%s: no benchmark matches %s (or it is no regular expression)\n", argv[0], which.c_str());
         return 2;
     }
-    if (out.empty() || text.empty()) return 0;  // no file asked for, or none written (--benchmark_list_tests)
+    if (out.empty()) return 0;
+    const std::string text = temporary->text();
+    if (text.empty()) {
+        std::fprintf(stderr, "%s: --benchmark_out: no results were written (--benchmark_list_tests runs none)\n", argv[0]);
+        return 2;
+    }
     if (!nlohmann::json::accept(text)) {
         std::fprintf(stderr, "%s: --benchmark_out: the results written were not whole JSON (a full disk?)\n", argv[0]);
         return 2;

@@ -258,11 +258,21 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
             const CommandRun from_environment =
                 run_shell(variable + "='" + value + "' timeout 60 " + bench + program + " --benchmark_filter=strings");
             EXPECT_EQ(from_environment.status, 2) << variable << ": " << from_environment.output;
-            EXPECT_NE(from_environment.output.find(variable + "='" + value + "' (Google Benchmark reads it as " + name +
-                                                   ") " + said),
+            EXPECT_NE(from_environment.output.find(variable + "='" + value + "' (Google Benchmark's default for " +
+                                                   name + ") " + said),
                       std::string::npos)
                 << from_environment.output;
         }
+    // A flag given overrides its variable, which is then not checked.
+    const CommandRun overridden = run_shell("BENCHMARK_REPETITIONS=0 BENCHMARK_FORMAT=csv " + bench +
+                                            "benchfp_alloc_gate --benchmark_list_tests=true --benchmark_repetitions=3 "
+                                            "--benchmark_format=console");
+    EXPECT_EQ(overridden.status, 0) << overridden.output;
+    // A filter from the environment that matches nothing is said as the variable's.
+    const CommandRun filter = run_shell("BENCHMARK_FILTER=nothing " + bench + "benchfp_alloc_gate --benchmark_min_time=0");
+    EXPECT_EQ(filter.status, 2) << filter.output;
+    EXPECT_NE(filter.output.find("no benchmark matches BENCHMARK_FILTER='nothing' (its default)"), std::string::npos)
+        << filter.output;
     // The limits themselves, and the empty defaults, are accepted (listing runs nothing).
     for (const std::string program : {"benchfp_alloc_gate", "benchfp_alloc_bench"}) {
         const CommandRun limits = run_shell(bench + program + " --benchmark_list_tests=true --benchmark_repetitions=1000 "
@@ -277,6 +287,28 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
     EXPECT_EQ(environment_out.status, 2) << environment_out.output;
     EXPECT_NE(environment_out.output.find("BENCHMARK_OUT='" + kept + "' is set"), std::string::npos)
         << environment_out.output;
+    EXPECT_EQ(read_text(kept), "{\"kept\": 1}");
+    // Listing runs nothing: a --benchmark_out file it would leave as it was is exit 2 (scripts/vs.sh
+    // would have judged a stale file as the new run's).
+    const CommandRun listed = run_shell("BENCHMARK_LIST_TESTS=1 " + bench +
+                                        "benchfp_alloc_gate --benchmark_filter=strings/off --benchmark_out=" + kept);
+    EXPECT_EQ(listed.status, 2) << listed.output;
+    EXPECT_NE(listed.output.find("--benchmark_out: no results were written"), std::string::npos) << listed.output;
+    EXPECT_EQ(read_text(kept), "{\"kept\": 1}");
+    // No usable temporary directory is bad input, not SIGABRT.
+    const CommandRun no_tmp = run_shell("TMPDIR=/nonexistent/dir " + bench +
+                                        "benchfp_alloc_gate --benchmark_filter=strings/off --benchmark_out=" + kept);
+    EXPECT_EQ(no_tmp.status, 2) << no_tmp.output;
+    EXPECT_NE(no_tmp.output.find("--benchmark_out: no directory for a temporary file (TMPDIR?)"), std::string::npos)
+        << no_tmp.output;
+    // Interrupted, the run leaves no temporary file behind.
+    const std::string tmp = temp_path("tmpdir");
+    std::filesystem::create_directories(tmp);
+    const CommandRun interrupted =
+        run_shell("TMPDIR=" + tmp + " timeout -s INT 2 " + bench +
+                  "benchfp_alloc_gate --benchmark_filter=strings --benchmark_min_time=5 --benchmark_out=" + kept);
+    EXPECT_NE(interrupted.status, 0) << interrupted.output;
+    EXPECT_TRUE(std::filesystem::is_empty(tmp)) << std::filesystem::directory_iterator(tmp)->path();
     EXPECT_EQ(read_text(kept), "{\"kept\": 1}");
     const std::string out = temp_path("gate_out.json");
     std::filesystem::remove(out);
@@ -296,8 +328,9 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
                                            "--benchmark_min_time=0.01 --benchmark_repetitions=1 --benchmark_out=/dev/stdout");
     EXPECT_EQ(to_stdout.status, 0) << to_stdout.output;
     EXPECT_NE(to_stdout.output.find("\"benchmarks\""), std::string::npos) << to_stdout.output;
-    const CommandRun listed = run_shell(bench + "benchfp_alloc_gate --benchmark_list_tests --benchmark_out=" + out);
-    EXPECT_EQ(listed.status, 0) << listed.output;
+    // A listing runs nothing: a results file asked for beside it is not written, and said so.
+    const CommandRun list_only = run_shell(bench + "benchfp_alloc_gate --benchmark_list_tests --benchmark_out=" + out);
+    EXPECT_EQ(list_only.status, 2) << list_only.output;
     EXPECT_FALSE(std::filesystem::exists(out)) << "a listing writes no results file";
 }
 

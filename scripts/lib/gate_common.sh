@@ -6,12 +6,19 @@
 # caller runs.
 
 # The allocator suites' Google Benchmark flags: repetitions in random order so
-# load drifts hit every benchmark alike; JSON out. Usage:
+# load drifts hit every benchmark alike; JSON out; and every flag whose default a
+# BENCHMARK_* environment variable could change into output the scripts cannot
+# read (BENCHMARK_FORMAT=json or BENCHMARK_COUNTERS_TABULAR=true left
+# hook_time_over_layouts.sh's parse empty, exit 0) or a suite cut short
+# (BENCHMARK_FILTER), given. Usage:
 #   alloc_suite_flags REPETITIONS MIN_TIME [FILTER]   -> sets the array SUITE
 alloc_suite_flags() {
   SUITE=(--benchmark_repetitions="$1" --benchmark_enable_random_interleaving=true
-         --benchmark_min_time="$2" --benchmark_out_format=json)
-  if [[ -n "${3:-}" ]]; then SUITE+=(--benchmark_filter="$3"); fi
+         --benchmark_min_time="$2" --benchmark_out_format=json
+         --benchmark_format=console --benchmark_color=false --benchmark_counters_tabular=false
+         --benchmark_list_tests=false --benchmark_report_aggregates_only=false
+         --benchmark_display_aggregates_only=false)
+  SUITE+=(--benchmark_filter="${3:-.}")  # every benchmark by default, whatever BENCHMARK_FILTER says
 }
 
 # build_variant SOURCE_DIR BUILD_DIR TARGET [CMAKE_ARGS...]: configures a Release

@@ -218,18 +218,22 @@ const PairedRecord* run_within_placement_noise(const std::vector<PairedRecord>& 
 // alone would be. Merged runs are over the limit only where every run's
 // interval is (their hull's lo), and are failed only where no run is excused
 // by its own control: a move one run showed never excuses another run's cost.
-void within_placement_noise(Row& row, const Interval& hull, const std::vector<PairedRecord>* records) {
+// The run is named where the results hold more than one (merged files, or a
+// file holding the group twice), as the Markdown A/A column names each.
+void within_placement_noise(Row& row, const Interval& hull, const std::vector<PairedRecord>* records,
+                            const RunResults& current) {
     if (row.verdict != RowVerdict::over_limit || !records) return;
     const PairedRecord* excused = run_within_placement_noise(*records);
     if (!excused) return;
     const double move = placement_move(*excused->aa);
-    const std::string which = hull.runs > 1 ? ", but the run of " + excused->run + " reads 95% interval " +
-                                                  bracketed(*excused->interval) + ", whose lower end is"
-                                            : ", but";
+    const bool several_runs = one_of_several_runs(*excused, current);
+    const std::string which = several_runs ? ", but the run of " + excused->run() + " reads 95% interval " +
+                                                 bracketed(*excused->interval) + ", whose lower end is"
+                                           : ", but";
     row.over_limit = false;
     row.verdict = RowVerdict::unresolved;
     row.note = interval_text(hull) + " over the limit" + which + " no farther above 1 than placement alone moves "
-               "this kernel: " + (hull.runs > 1 ? "that run's" : "its") + " A/A control reads " +
+               "this kernel: " + (several_runs ? "that run's" : "its") + " A/A control reads " +
                fixed(excused->aa->ratio, 4) + " " + bracketed(*excused->aa->interval) + ", " + fixed(100 * move, 1) +
                "% from 1";
 }
@@ -327,7 +331,7 @@ void judge_ratios(Judgement& j, const RunResults& current, const RunResults& bas
                                 interval));
         j.rows.back().unit = ratio_unit(rule);
         if (interval && rule && rule->limit_needs_interval)
-            within_placement_noise(j.rows.back(), *interval, find_in(current.ratio_records, id));
+            within_placement_noise(j.rows.back(), *interval, find_in(current.ratio_records, id), current);
         if (unjudgeable) {
             Row& row = j.rows.back();
             row.limit = limit;

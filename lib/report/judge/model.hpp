@@ -35,10 +35,13 @@ struct Control {
 struct PairedRecord {
     std::optional<Interval> interval;
     std::optional<Control> aa;
-    // Which run it is, as notes and reports name it: its file, and where the
-    // file holds the case more than once, which record ("a.json", "b.json,
-    // record 2"): the same label on every policy's record of that run.
-    std::string run;
+    // Which run it is: its file, and where the file holds the case's group
+    // more than once, which run of it (1, 2, ...; 0 where it holds one), the
+    // same on every policy's record of that run (read.cpp: RunLabels).
+    std::string file;
+    int run_in_file = 0;
+    // As notes and reports name the run: "a.json", "b.json, run 2".
+    std::string run() const { return run_in_file ? file + ", run " + std::to_string(run_in_file) : file; }
 };
 
 struct Measurement {

@@ -182,33 +182,44 @@ std::optional<Control> control_of(const In& perf) {
     return Control{ratio, interval_of(*aa, ratio)};
 }
 
-// A case's identity in its file, whatever its state: its spec as written (a
-// case repeated in one file has the same spec each time).
-std::string spec_key(const In& c) {
-    const auto spec = c.json().find("spec");
-    return spec == c.json().end() ? "" : spec->dump();
+// The group of a case as its spec names it, read without checks (a failed
+// case's spec is not checked): the fields a benchmark's name is made of
+// (kernel, alg, isa, problem, threads: 1 where left out).
+std::string group_key(const nlohmann::json& spec) {
+    std::string key;
+    for (const char* field : {"kernel", "alg", "isa", "problem"})
+        key += (spec.contains(field) ? spec[field].dump() : "-") + "/";
+    const auto threads = spec.find("threads");
+    return key + (threads == spec.end() ? "1" : threads->dump());
 }
 
-// Which run of its case a record is, as notes and reports name it: the file,
-// and where the file holds the case more than once, which of its records
-// ("b.json, record 2"). Failed records are counted too, so that every policy's
-// record of one run of a group gets the same label.
-class RunLabels {
-public:
-    RunLabels(const In& doc, const std::vector<In>& cases) : file_(doc.file()) {
-        for (const In& c : cases) ++total_[spec_key(c)];
+// Which run of its group each case of a file is: a group's run ends where a
+// policy it has already had comes again (benchfp kernel writes a group's
+// policies together, once per run). Failed cases count too, so every policy's
+// record of one run gets the same number; 0 for every case of a group the
+// file holds once.
+std::vector<int> runs_in_file(const std::vector<In>& cases) {
+    std::map<std::string, std::set<std::string>> policies;  // of the group's current run
+    std::map<std::string, int> runs;                        // by group
+    std::vector<int> run_of;
+    std::vector<std::string> group_of;
+    for (const In& c : cases) {
+        const auto spec = c.json().find("spec");
+        const bool named = spec != c.json().end() && spec->is_object();
+        const std::string group = named ? group_key(*spec) : "";
+        const std::string frame = named && spec->contains("frame") ? (*spec)["frame"].dump() : "";
+        int& run = runs[group];
+        if (run == 0 || !policies[group].insert(frame).second) {
+            ++run;
+            policies[group] = {frame};
+        }
+        run_of.push_back(run);
+        group_of.push_back(group);
     }
-    // Counts case c; its label.
-    std::string next(const In& c) {
-        const std::string key = spec_key(c);
-        const int k = ++seen_[key];
-        return total_[key] > 1 ? file_ + ", record " + std::to_string(k) : file_;
-    }
-
-private:
-    std::string file_;
-    std::map<std::string, int> total_, seen_;
-};
+    for (size_t i = 0; i < run_of.size(); ++i)
+        if (runs[group_of[i]] == 1) run_of[i] = 0;
+    return run_of;
+}
 
 // benchfp's own results (benchfp kernel --mode=perf --json=FILE): a benchmark
 // per passed perf case, "kernel/<kernel>/<alg>/<isa>/<problem>/<frame>" (the
@@ -227,9 +238,10 @@ RunResults benchfp_results(const In& doc) {
     r.fingerprint = fingerprint_from_json(doc.at("host"));
     r.build = build_of(doc.at("host"));
     const std::vector<In> cases = doc.at("cases").elements();
-    RunLabels labels(doc, cases);
-    for (const In& c : cases) {
-        const std::string run = labels.next(c.expect_object());
+    for (const In& c : cases) c.expect_object();
+    const std::vector<int> run_of = runs_in_file(cases);
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const In& c = cases[i];
         if (c.string_or("state", "") != "PASSED" || !c.has("perf")) continue;
         const In spec = c.at("spec");
         if (const std::string mode = spec.string("mode"); mode != "perf")  // another mode's times judged as perf times
@@ -252,7 +264,7 @@ RunResults benchfp_results(const In& doc) {
                 paired->at("reference").fail("the case's own policy: a policy is paired with another");
             const double ratio = paired->number("ratio", ranges::ratio);
             m.paired_ratios[reference].push_back(ratio);
-            m.paired_records[reference].push_back({interval_of(*paired, ratio), aa, run});
+            m.paired_records[reference].push_back({interval_of(*paired, ratio), aa, doc.file(), run_of[i]});
         }
     }
     if (r.benchmarks.empty())

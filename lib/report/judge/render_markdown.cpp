@@ -137,24 +137,38 @@ std::string with_interval(const std::string& value, const Interval* interval) {
 }
 
 // The A/A controls of a group's runs, from its frame costs' records (frame /
-// clobber, then preserve / clobber: a run whose frame case failed still has
-// its preserve case), each run once: the value alone for one run; for
-// several, each named as the judge's notes name it ("b.json: ...").
+// clobber and preserve / clobber: a run whose frame case failed still has its
+// preserve case), each run once, in the order read (by file, then run in the
+// file): the value alone where the results hold one run; for several, each
+// named as the judge's notes name it ("b.json: ..."), "-" for a run without one.
 std::string controls_text(const RunResults& current, const std::string& group) {
-    std::vector<std::pair<std::string, std::string>> runs;  // label, control; in the order read
+    std::vector<const PairedRecord*> runs;
+    std::vector<std::string> files;  // in the order first read
     for (const char* rule : {"frame / clobber", "preserve / clobber"}) {
         const auto records = current.ratio_records.find(group + ": " + rule);
         if (records == current.ratio_records.end()) continue;
         for (const PairedRecord& record : records->second) {
-            const bool known = std::any_of(runs.begin(), runs.end(), [&](const auto& r) { return r.first == record.run; });
-            if (record.aa && !known)
-                runs.emplace_back(record.run, with_interval(fixed(record.aa->ratio, 4),
-                                                            record.aa->interval ? &*record.aa->interval : nullptr));
+            if (std::find(files.begin(), files.end(), record.file) == files.end()) files.push_back(record.file);
+            const auto same = std::find_if(runs.begin(), runs.end(), [&](const PairedRecord* r) {
+                return r->file == record.file && r->run_in_file == record.run_in_file;
+            });
+            if (same == runs.end()) runs.push_back(&record);
+            else if (!(*same)->aa) *same = &record;
         }
     }
-    if (runs.size() == 1) return runs.front().second;
+    const auto control = [](const PairedRecord* r) {
+        return r->aa ? with_interval(fixed(r->aa->ratio, 4), r->aa->interval ? &*r->aa->interval : nullptr)
+                     : std::string("-");
+    };
+    const auto file_rank = [&](const PairedRecord* r) { return std::find(files.begin(), files.end(), r->file) - files.begin(); };
+    std::stable_sort(runs.begin(), runs.end(), [&](const PairedRecord* a, const PairedRecord* b) {
+        return std::pair(file_rank(a), a->run_in_file) < std::pair(file_rank(b), b->run_in_file);
+    });
+    if (runs.empty()) return "";
+    const bool several_runs = runs.size() > 1 || one_of_several_runs(*runs.front(), current);
+    if (!several_runs) return runs.front()->aa ? control(runs.front()) : "";
     std::string text;
-    for (const auto& [run, control] : runs) text += (text.empty() ? "" : "; ") + run + ": " + control;
+    for (const PairedRecord* r : runs) text += (text.empty() ? "" : "; ") + markdown_text(r->run()) + ": " + control(r);
     return text;
 }
 

@@ -25,6 +25,10 @@ std::string interval_text(const Interval& interval) {
     return what + bracketed(interval);
 }
 
+bool one_of_several_runs(const PairedRecord& record, const RunResults& results) {
+    return record.run_in_file > 0 || record.file != results.source;
+}
+
 double median(std::vector<double> values) {
     if (values.empty()) return NAN;
     std::sort(values.begin(), values.end());

@@ -20,6 +20,10 @@ std::string interval_text(const Interval& interval);
 // The middle value (the mean of the two middle ones for an even count); NaN for none.
 double median(std::vector<double> values);
 
+// Whether a record's run is one of several in the results (merged files, or a
+// file holding its group twice): notes and reports then name it (PairedRecord::run).
+bool one_of_several_runs(const PairedRecord& record, const RunResults& results);
+
 // The median of paired ratios with a distribution-free confidence interval:
 // the order-statistic (sign-test) interval [x_(k), x_(n+1-k)] of the sorted
 // values, k the largest rank with P(Binomial(n, 1/2) < k) <= (1 - confidence) / 2.
