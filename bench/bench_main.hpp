@@ -132,9 +132,9 @@ inline bool gives_flag(const std::vector<std::string>& args, std::string_view fl
 // never ended), or "": the same rules as the flags', for each flag the
 // arguments do not give themselves (a flag overrides its default); and
 // BENCHMARK_OUT, whose file Google Benchmark would write in place, unchecked,
-// is refused.
+// is refused where --benchmark_out does not override it.
 inline std::string bad_benchmark_environment(const std::vector<std::string>& args) {
-    if (const char* out = std::getenv("BENCHMARK_OUT"); out && *out)
+    if (const char* out = std::getenv("BENCHMARK_OUT"); out && *out && !gives_flag(args, "--benchmark_out"))
         return "BENCHMARK_OUT='" + std::string(out) +
                "' is set: Google Benchmark would write that file in place, unchecked; give --benchmark_out=FILE instead";
     for (const detail::FlagRule& rule : detail::benchmark_flag_rules) {

@@ -288,6 +288,14 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
     EXPECT_NE(environment_out.output.find("BENCHMARK_OUT='" + kept + "' is set"), std::string::npos)
         << environment_out.output;
     EXPECT_EQ(read_text(kept), "{\"kept\": 1}");
+    // --benchmark_out overrides it: the file given is written, the variable's left alone.
+    const std::string given = temp_path("given.json");
+    const CommandRun overriding = run_shell("BENCHMARK_OUT=" + kept + " " + bench +
+                                            "benchfp_alloc_gate --benchmark_filter='^alloc/strings/off/' "
+                                            "--benchmark_min_time=0 --benchmark_repetitions=1 --benchmark_out=" + given);
+    EXPECT_EQ(overriding.status, 0) << overriding.output;
+    EXPECT_NE(read_text(given).find("\"benchmarks\""), std::string::npos);
+    EXPECT_EQ(read_text(kept), "{\"kept\": 1}");
     // Listing runs nothing: a --benchmark_out file it would leave as it was is exit 2 (scripts/vs.sh
     // would have judged a stale file as the new run's).
     const CommandRun listed = run_shell("BENCHMARK_LIST_TESTS=1 " + bench +
