@@ -37,7 +37,7 @@ struct PairedRecord {
     std::optional<Control> aa;
     // Which run it is: its file, and where the file holds the case's group
     // more than once, which run of it (1, 2, ...; 0 where it holds one), the
-    // same on every policy's record of that run (read.cpp: RunLabels).
+    // same on every policy's record of that run (read.cpp: runs_in_file).
     std::string file;
     int run_in_file = 0;
     // As notes and reports name the run: "a.json", "b.json, run 2".

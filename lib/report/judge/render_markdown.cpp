@@ -126,22 +126,17 @@ void ratio_table(std::ostringstream& md, const Judgement& j) {
     }
 }
 
-// What each frame policy costs each kernel, measured side by side in this run
-// (benchfp kernel --mode=perf): every such ratio, significant or not, since the
-// frame cost is what the harness exists to show; with its 95% interval (the
-// hull of the runs' where runs were merged) and each run's A/A control (the
-// noise floor) where the run paired them.
+// A value and, where it has one, its interval, as the frame cost table writes them.
 std::string with_interval(const std::string& value, const Interval* interval) {
     if (!interval) return value;
     return value + " " + bracketed(*interval);
 }
 
-// The A/A controls of a group's runs, from its frame costs' records (frame /
-// clobber and preserve / clobber: a run whose frame case failed still has its
-// preserve case), each run once, in the order read (by file, then run in the
-// file): the value alone where the results hold one run; for several, each
-// named as the judge's notes name it ("b.json: ..."), "-" for a run without one.
-std::string controls_text(const RunResults& current, const std::string& group) {
+// A group's runs, from its frame costs' records (frame / clobber and preserve
+// / clobber: a run whose frame case failed still has its preserve case), each
+// run once (its record with an A/A where one has it), in the order read: by
+// file, then run in the file.
+std::vector<const PairedRecord*> runs_of_group(const RunResults& current, const std::string& group) {
     std::vector<const PairedRecord*> runs;
     std::vector<std::string> files;  // in the order first read
     for (const char* rule : {"frame / clobber", "preserve / clobber"}) {
@@ -156,22 +151,35 @@ std::string controls_text(const RunResults& current, const std::string& group) {
             else if (!(*same)->aa) *same = &record;
         }
     }
-    const auto control = [](const PairedRecord* r) {
-        return r->aa ? with_interval(fixed(r->aa->ratio, 4), r->aa->interval ? &*r->aa->interval : nullptr)
-                     : std::string("-");
-    };
     const auto file_rank = [&](const PairedRecord* r) { return std::find(files.begin(), files.end(), r->file) - files.begin(); };
     std::stable_sort(runs.begin(), runs.end(), [&](const PairedRecord* a, const PairedRecord* b) {
         return std::pair(file_rank(a), a->run_in_file) < std::pair(file_rank(b), b->run_in_file);
     });
+    return runs;
+}
+
+// The A/A column's cell of a group: the value alone where the results hold
+// one run; for several, each run's named as the judge's notes name it
+// ("b.json: ..."), "-" for a run without one.
+std::string controls_text(const RunResults& current, const std::string& group) {
+    const std::vector<const PairedRecord*> runs = runs_of_group(current, group);
+    const auto control = [](const PairedRecord* r) {
+        return r->aa ? with_interval(fixed(r->aa->ratio, 4), r->aa->interval ? &*r->aa->interval : nullptr)
+                     : std::string("-");
+    };
     if (runs.empty()) return "";
-    const bool several_runs = runs.size() > 1 || one_of_several_runs(*runs.front(), current);
-    if (!several_runs) return runs.front()->aa ? control(runs.front()) : "";
+    if (runs.size() == 1 && !one_of_several_runs(*runs.front(), current))
+        return runs.front()->aa ? control(runs.front()) : "";
     std::string text;
     for (const PairedRecord* r : runs) text += (text.empty() ? "" : "; ") + markdown_text(r->run()) + ": " + control(r);
     return text;
 }
 
+// What each frame policy costs each kernel, measured side by side in this run
+// (benchfp kernel --mode=perf): every such ratio, significant or not, since the
+// frame cost is what the harness exists to show; with its 95% interval (the
+// hull of the runs' where runs were merged) and each run's A/A control (the
+// noise floor) where the run paired them.
 void frame_cost_table(std::ostringstream& md, const RunResults& current) {
     std::map<std::string, std::map<std::string, std::string>> by_problem;  // group -> column -> cell
     for (const auto& [id, ratio] : current.ratios)
