@@ -9,7 +9,6 @@
 #include "pool_environment.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -44,11 +43,12 @@ int main(int argc, char** argv) {
     // N: a count up to 10^9 (the script takes 10^6; callgrind runs about 10^7
     // a second, so 10^9 is about 100 s); anything else is bad input, not a
     // count of 0 (atol's) or a run of a day.
-    if (!benchfp::bench::is_count(argv[2], 0, 1'000'000'000)) {
+    const auto count = benchfp::bench::count_of(argv[2], 0, 1'000'000'000);
+    if (!count) {
         std::fprintf(stderr, "%s: N '%s' is not a count from 0 to 10^9 (digits, no leading 0)\n", argv[0], argv[2]);
         return 2;
     }
-    const long n = std::atol(argv[2]);  // checked above: digits alone, at most 10^9
+    const long n = static_cast<long>(*count);
     // The profiler's per-thread set-up and start() happen in every variant and
     // also when N = 0, so the differences are the allocations' alone.
     benchfp::alloc::profiler::start({benchfp::alloc::profiler::Sampling::all});

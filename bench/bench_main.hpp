@@ -37,7 +37,7 @@ namespace detail {
 // Repetitions: 1 to 1000 (the scripts take 3 to 7). Google Benchmark takes an
 // int, but 2^31 - 1 runs for years: a count beyond any real use is a mistyped one.
 inline constexpr unsigned long long max_repetitions = 1000;
-inline bool is_repetitions(std::string_view v) { return bench::is_count(v, 1, max_repetitions); }
+inline bool is_repetitions(std::string_view v) { return bench::count_of(v, 1, max_repetitions).has_value(); }
 // Seconds: a finite number from 0 to 60 per benchmark (the scripts take 0.05 to
 // 0.1; a double in Google Benchmark 1.7, Debian 12's). nan, inf or 1e300 runs
 // each benchmark to Google Benchmark's cap of 10^9 iterations: days for the
