@@ -79,8 +79,13 @@ public:
         t1_ = pool.take_register("scratch 1");
         col_ = pool.take_register("column stride (bytes)");
         oc4_ = pool.take_register("oc stride (bytes)");
-        // Loop indices and the shape: registers while they last, then stack slots.
-        for (auto* v : {&oh_, &ow_, &oc_off_, &kh_, &kw_, &ih_, &src_, &wei_, &dst_})
+        // Loop indices and the shape: registers while they last, then stack slots,
+        // most used first: ow, oc offset, kh, kw and ih are read at every tap, oh
+        // once per kh and per store. frame and preserve have one register fewer
+        // than clobber (no rbp), so the last of these is the one they spill:
+        // with ih last, mb1 ic2ih4oc64kh3ph1 at avx2 made 160 stack accesses a
+        // call more than clobber, with oh last 74 (step mode counts them).
+        for (auto* v : {&ow_, &oc_off_, &kh_, &kw_, &ih_, &oh_, &src_, &wei_, &dst_})
             *v = pool.take(role_of(v));
         for (size_t i = 0; i < shape_count; ++i) shape_[i] = pool.take(shape_names[i]);
     }
