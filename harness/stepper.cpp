@@ -58,18 +58,36 @@ uint64_t register_value(const greg_t* regs, int reg, const jit::Instruction& ins
     return static_cast<uint64_t>(regs[context_slot[reg]]);
 }
 
+// The address a memory operand names, from the registers before the
+// instruction runs. A vector index (a gather's) counts as 0: its base is kept.
+uint64_t address_of(const jit::MemoryOperand& m, const greg_t* regs, const jit::Instruction& insn) {
+    return register_value(regs, m.base, insn) + register_value(regs, m.index, insn) * static_cast<uint64_t>(m.scale) +
+           m.disp;
+}
+
+bool on_stack(const Record& r, uint64_t address) { return address >= r.stack_lo && address < r.stack_hi; }
+
+// Whether the instruction about to run reads or writes this thread's stack (ThreadSteps::stack_accesses).
+bool accesses_stack(const Record& r, const jit::Instruction& insn, const greg_t* regs) {
+    using Kind = jit::Instruction::Kind;
+    if (insn.kind == Kind::push || insn.kind == Kind::pop || insn.kind == Kind::call || insn.kind == Kind::ret)
+        return true;
+    return insn.memory && on_stack(r, address_of(*insn.memory, regs, insn));
+}
+
 // Rules on the instruction about to run: calls aligned, stores not below the red
 // zone nor off the stack through rsp/rbp, no dirty upper halves at a return.
 void check_instruction(Record& r, const jit::Instruction& insn, const greg_t* regs, uint32_t offset) {
     const uint64_t rsp = static_cast<uint64_t>(regs[REG_RSP]);
     if (insn.kind == jit::Instruction::Kind::call && (rsp & 15)) note(r, Violation::misaligned_call, offset, rsp, 0);
+    if (accesses_stack(r, insn, regs)) ++r.out.stack_accesses;
+    if (insn.nop) ++r.out.nops;
     if (insn.store) {
         const jit::MemoryOperand& m = *insn.store;
-        const uint64_t address = register_value(regs, m.base, insn) +
-                                 register_value(regs, m.index, insn) * static_cast<uint64_t>(m.scale) + m.disp;
-        const bool on_stack = address >= r.stack_lo && address < r.stack_hi;
-        if (on_stack && address < rsp - red_zone) note(r, Violation::red_zone_store, offset, rsp, address);
-        if (!on_stack && (m.base == jit::reg_rsp || m.base == jit::reg_rbp))
+        const uint64_t address = address_of(m, regs, insn);
+        const bool stack = on_stack(r, address);
+        if (stack && address < rsp - red_zone) note(r, Violation::red_zone_store, offset, rsp, address);
+        if (!stack && (m.base == jit::reg_rsp || m.base == jit::reg_rbp))
             note(r, Violation::off_stack_store, offset, rsp, address);
     }
     if (insn.clears_upper) r.upper_dirty = false;

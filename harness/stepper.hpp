@@ -43,6 +43,15 @@ const char* to_string(Violation::Kind kind);
 struct ThreadSteps {
     bool main_thread = false;
     uint64_t steps = 0;    // instructions executed in the JIT region
+    // Of those, the ones that read or write this thread's stack: push, pop,
+    // call, ret, and those whose memory operand lies in the stack. Counted
+    // exactly, so two policies' counts show what a frame costs a call (its
+    // link, and the spills of a GPR pool without rbp) where timing cannot.
+    uint64_t stack_accesses = 0;
+    // Of the steps, the nops: padding before aligned loop heads, executed where
+    // a loop is entered by falling into it. A policy's prologue moves the code
+    // after it, so two policies pad differently; this tells that apart.
+    uint64_t nops = 0;
     uint64_t outside = 0;  // traps outside it (the callers around the call, drivers)
     uint64_t lost = 0;     // steps whose chain did not fit the table
     bool budget_spent = false;  // stepped max_steps and stopped: the rest ran unstepped

@@ -521,3 +521,25 @@ TEST(CliUnwind, WorkersOfAParallelSectionAreSampledToo) {
         EXPECT_EQ(m[1] == m[2], std::string(frame) == "frame") << run.output;
     }
 }
+
+// Step mode counts what a frame policy costs one call: where the same kernel,
+// problem and threads were stepped under clobber and another policy, a line
+// gives clobber's instructions and stack accesses and each policy's difference.
+TEST(CliStep, SaysWhatEachPolicyAddsToClobbersCall) {
+    const CommandRun run = run_benchfp("kernel --batch=cases/reduce/step --isa=sse41");
+    EXPECT_EQ(run.status, 0) << run.output;
+    EXPECT_NE(run.output.find("frame cost per call, stepped"), std::string::npos) << run.output;
+    const std::regex line(R"(\n  kernel/reduce/sum/sse41/5x33: clobber [1-9][0-9]* instructions and [0-9]+ nops, )"
+                          R"([1-9][0-9]* on the stack; frame [-+][0-9]+ \([-+][0-9]+\.[0-9]{2}%\) and nops [-+][0-9]+, )"
+                          R"(stack [-+][0-9]+; preserve [-+][0-9]+ \([-+][0-9]+\.[0-9]{2}%\) and nops [-+][0-9]+, )"
+                          R"(stack [-+][0-9]+\n)");
+    EXPECT_TRUE(std::regex_search(run.output, line)) << run.output;
+}
+
+// A call stepped only in part (its budget spent) has no whole count: no line for it.
+TEST(CliStep, APartlySteppedCallHasNoFrameCostLine) {
+    const CommandRun run =
+        run_benchfp("kernel --kernel=gemm --isa=sse41 --frame=clobber,frame --mode=step --max-steps=2000 m64n64k64");
+    EXPECT_EQ(run.status, 1) << run.output;
+    EXPECT_EQ(run.output.find("frame cost per call"), std::string::npos) << run.output;
+}

@@ -272,3 +272,44 @@ TEST(StepSession, StopsSteppingAThreadAtItsBudget) {
     EXPECT_EQ(threads.front().steps, 50u);
     EXPECT_TRUE(threads.front().budget_spent);
 }
+
+// Stack accesses and nops are counted per stepped instruction, exactly: five
+// instructions on the stack added to a body (a push and a pop, a store, a load
+// and an add from a stack slot, one of them a vector's) count five more, a
+// 7-byte nop one nop, and three loads elsewhere, one through rbp (clobber's
+// first register, data here), count none.
+alignas(32) uint64_t vector_words[4] = {};
+
+TEST(StepSession, CountsTheInstructionsThatTouchTheStackAndTheNops) {
+    auto body = [](bool loads, bool on_stack) {
+        return [loads, on_stack](TestKernel& g) {
+            g.setup_done();
+            g.mov(g.data, rdi);
+            if (loads) {
+                g.mov(rax, ptr[g.data]);
+                g.add(rax, ptr[rdi]);
+                g.vmovups(ymm0, ptr[rdi]);
+            }
+            if (!on_stack) return;
+            g.push(rax);
+            g.mov(ptr[rsp - 8], rax);
+            g.add(rax, ptr[rsp - 8]);
+            g.vmovups(ptr[rsp - 64], ymm0);
+            g.pop(rax);
+            g.nop(7);
+        };
+    };
+    const auto bare = build(jit::FramePolicy::clobber, body(false, false));
+    const auto loads = build(jit::FramePolicy::clobber, body(true, false));
+    const auto stack = build(jit::FramePolicy::clobber, body(true, true));
+    ASSERT_EQ(loads->data, rbp);
+    const step::ThreadSteps a = step_once(*bare, vector_words), b = step_once(*loads, vector_words),
+                            c = step_once(*stack, vector_words);
+    EXPECT_GT(a.stack_accesses, 0u) << "the prologue's pushes and the ret";
+    EXPECT_EQ(b.steps - a.steps, 3u);
+    EXPECT_EQ(b.stack_accesses, a.stack_accesses) << "a load off the stack was counted";
+    EXPECT_EQ(c.steps - b.steps, 6u);
+    EXPECT_EQ(c.stack_accesses - b.stack_accesses, 5u);
+    EXPECT_EQ(c.nops - b.nops, 1u);
+    EXPECT_EQ(b.nops, a.nops);
+}

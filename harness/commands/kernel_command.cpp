@@ -7,6 +7,7 @@
 #include "families/workload.hpp"
 #include "kernel/host_info.hpp"
 #include "kernel/perf_template.hpp"
+#include "kernel/stepped_frame_cost.hpp"
 #include "perf/error.hpp"
 #include "perf/event.hpp"
 #include "perf/sampler.hpp"
@@ -261,6 +262,10 @@ void KernelRun::record(const KernelCase& c, report::State state, std::string det
 
 void KernelRun::finish() {
     if (cases_.empty()) return;  // --help: nothing was to run
+    if (const auto lines = stepped_frame_cost_lines(results_); !lines.empty()) {
+        human() << "frame cost per call, stepped (every instruction counted, beside clobber's):\n";
+        for (const std::string& line : lines) human() << "  " << line << '\n';
+    }
     human() << summary_.line() << '\n' << isa_tally_.line() << std::endl;
     exit_status_ = summary_.exit_status();
     const std::set<std::string> allowed(options_.allow_untested.begin(), options_.allow_untested.end());

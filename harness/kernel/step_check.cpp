@@ -42,9 +42,10 @@ std::string chain_text(const perf::Symbols& symbols, const step::ChainCount& c) 
     return out;
 }
 
-uint64_t total_steps(const std::vector<step::ThreadSteps>& threads) {
+// A count over every stepped thread (steps, stack_accesses, nops).
+uint64_t total(const std::vector<step::ThreadSteps>& threads, uint64_t step::ThreadSteps::*count) {
     uint64_t n = 0;
-    for (const auto& t : threads) n += t.steps;
+    for (const auto& t : threads) n += t.*count;
     return n;
 }
 
@@ -112,11 +113,13 @@ StepOutcome judge_step(const SteppedCall& call, jit::FramePolicy policy, perf::V
     const size_t prologue_window = std::count_if(frameless.begin(), frameless.end(),
                                                  [&](uint64_t o) { return o < call.layout.epilogue_begin; });
 
-    const uint64_t steps = total_steps(call.threads);
+    const uint64_t steps = total(call.threads, &step::ThreadSteps::steps);
     std::ostringstream detail;
+    const uint64_t stack_accesses = total(call.threads, &step::ThreadSteps::stack_accesses);
+    const uint64_t nops = total(call.threads, &step::ThreadSteps::nops);
     detail << "step instructions:" << steps << " full:" << by_verdict[0] << " skipped-caller:" << by_verdict[1]
            << " broken:" << by_verdict[2] << " prologue:" << by_verdict[3] << " windows:" << prologue_window << '+'
-           << frameless.size() - prologue_window << " threads:" << call.threads.size()
+           << frameless.size() - prologue_window << " stack:" << stack_accesses << " nops:" << nops << " threads:" << call.threads.size()
            << " rate:" << rate_text(steps, call.seconds);
     StepOutcome out;
     out.state = report::State::failed;
@@ -136,6 +139,8 @@ StepOutcome judge_step(const SteppedCall& call, jit::FramePolicy policy, perf::V
     else out.state = report::State::passed;
     out.detail = detail.str();
     out.record = {{"instructions", steps},
+                  {"stack_accesses", stack_accesses},
+                  {"nops", nops},
                   {"verdicts", {{"full", by_verdict[0]}, {"skipped_caller", by_verdict[1]}, {"broken", by_verdict[2]},
                                 {"prologue", by_verdict[3]}}},
                   {"expected_verdict", perf::to_string(wanted)},
@@ -155,7 +160,7 @@ StepOutcome judge_step(const SteppedCall& call, jit::FramePolicy policy, perf::V
 StepOutcome judge_abi(const SteppedCall& call, const std::string& probe_mismatches) {
     StepOutcome out;
     std::ostringstream detail;
-    const uint64_t steps = total_steps(call.threads);
+    const uint64_t steps = total(call.threads, &step::ThreadSteps::steps);
     detail << "abi probe:" << (probe_mismatches.empty() ? "ok" : "FAILED") << " stepped:" << steps
            << " rate:" << rate_text(steps, call.seconds);
     nlohmann::json violations = nlohmann::json::object();

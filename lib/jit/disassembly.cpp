@@ -153,6 +153,7 @@ std::optional<Instruction> Disassembler::decode(const uint8_t* bytes, size_t max
     out.text = insn.mnemonic;
     if (insn.op_str[0]) out.text += std::string(" ") + insn.op_str;
     classify(insn, out);
+    out.nop = insn.id == X86_INS_NOP;
 
     cs_regs read, written;
     uint8_t n_read = 0, n_written = 0;
@@ -170,8 +171,10 @@ std::optional<Instruction> Disassembler::decode(const uint8_t* bytes, size_t max
         const cs_x86_op& op = x.operands[i];
         if (op.type == X86_OP_REG && is_wide_vector(op.reg)) out.uses_upper = true;
         // A push's store is implicit (no memory operand); lea names memory it never touches.
-        if (op.type == X86_OP_MEM && (op.access & CS_AC_WRITE) && insn.id != X86_INS_LEA)
-            out.store = MemoryOperand{gpr_index(op.mem.base), gpr_index(op.mem.index), op.mem.scale, op.mem.disp, op.size};
+        if (op.type != X86_OP_MEM || insn.id == X86_INS_LEA) continue;
+        const MemoryOperand m{gpr_index(op.mem.base), gpr_index(op.mem.index), op.mem.scale, op.mem.disp, op.size};
+        out.memory = m;
+        if (op.access & CS_AC_WRITE) out.store = m;
     }
     return out;
 }
