@@ -223,9 +223,9 @@ inline int run_benchmarks(int argc, char** argv) {
             std::fprintf(stderr, "%s: %s\n", argv[0], bad.c_str());
             return 2;
         }
-    std::string out;
+    std::string out;  // the last --benchmark_out's, as Google Benchmark reads it: empty asks for no file
     for (const std::string& arg : args)
-        if (arg.starts_with(out_flag) && arg.size() > out_flag.size()) out = arg.substr(out_flag.size());
+        if (arg.starts_with(out_flag)) out = arg.substr(out_flag.size());
     std::optional<detail::TemporaryOut> temporary;
     if (!out.empty()) {  // before the run, not after it (Google Benchmark exits 1 on a file it cannot open)
         try {

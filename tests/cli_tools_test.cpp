@@ -296,6 +296,14 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
     EXPECT_EQ(overriding.status, 0) << overriding.output;
     EXPECT_NE(read_text(given).find("\"benchmarks\""), std::string::npos);
     EXPECT_EQ(read_text(kept), "{\"kept\": 1}");
+    // The last --benchmark_out is the one, as Google Benchmark reads it: empty, no file is written
+    // (the first one's was, through the temporary file both were pointed at).
+    const std::string unasked = temp_path("unasked.json");
+    const CommandRun last_empty = run_shell(bench + "benchfp_alloc_gate --benchmark_filter='^alloc/strings/off/' "
+                                            "--benchmark_min_time=0 --benchmark_repetitions=1 --benchmark_out=" +
+                                            unasked + " --benchmark_out=");
+    EXPECT_EQ(last_empty.status, 0) << last_empty.output;
+    EXPECT_FALSE(std::filesystem::exists(unasked)) << last_empty.output;
     // Listing runs nothing: a --benchmark_out file it would leave as it was is exit 2 (scripts/vs.sh
     // would have judged a stale file as the new run's).
     const CommandRun listed = run_shell("BENCHMARK_LIST_TESTS=1 " + bench +
