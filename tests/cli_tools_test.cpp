@@ -119,17 +119,20 @@ void expect_schema_holds(const std::string& schema, const std::string& path,
 
 TEST(CliJsonSchemas, EveryOutputMatchesItsSchemaAndAChangedOneDoesNot) {
     const std::string corr = temp_path("corr.json"), perf = temp_path("perf.json"), list = temp_path("list.json"),
-                      alloc = temp_path("alloc.json"), report = temp_path("report");
+                      alloc = temp_path("alloc.json"), report = temp_path("report"), step = temp_path("step.json");
     for (const std::string& args :
          {"kernel --kernel=eltwise --json=" + corr + " 4096", std::string(reduce_perf) + "--json=" + perf + " 4x4096",
+          "kernel --batch=cases/reduce/step --isa=sse41 --json=" + step,
           "kernel --list --json=" + list,
           "alloc profile --workload=structs --out=" + alloc + ".pb.gz --json=" + alloc}) {
         const CommandRun run = run_benchfp(args);
         ASSERT_EQ(run.status, 0) << args << '\n' << run.output;
     }
     // Judged against the stored baselines: new and missing rows fail the gate (1), the report is written.
-    const CommandRun judge = run_benchfp("judge --current=" + perf + " --cases=" + corr + " --report=" + report);
+    const CommandRun judge =
+        run_benchfp("judge --current=" + perf + " --cases=" + corr + " --cases=" + step + " --report=" + report);
     ASSERT_LE(judge.status, 1) << judge.output;
+    EXPECT_FALSE(nlohmann::json::parse(read_text(report + "/report.json"))["cases"]["stepped"].empty());  // the step cases' frame cost
 
     expect_schema_holds("kernel-results", corr, [](nlohmann::json& d) { d["cases"][0]["ms"] = "12"; });
     expect_schema_holds("kernel-results", perf, [](nlohmann::json& d) { d["units"]["perf.min_ms"] = "ns"; });

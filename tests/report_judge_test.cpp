@@ -769,3 +769,61 @@ TEST(Judge, UnwindTalliesAreCountsThatAddUp) {
               std::string::npos);
     EXPECT_NE(cases_error(unwind_records(10000, 1e15, 1e15)).find("adds up past 2^63 - 1"), std::string::npos);
 }
+
+namespace {
+
+// A step record of group conv/f32/avx2/p1 (or `problem`) under `frame`.
+nlohmann::json step_record(const std::string& frame, nlohmann::json step, const std::string& problem = "p1") {
+    return {{"index", 0},
+            {"state", "PASSED"},
+            {"spec", {{"mode", "step"}, {"kernel", "conv"}, {"alg", "f32"}, {"isa", "avx2"}, {"problem", problem},
+                      {"frame", frame}, {"threads", 1}}},
+            {"step", step}};
+}
+
+nlohmann::json step_counts(double instructions, double nops, double stack) {
+    return {{"instructions", instructions}, {"nops", nops}, {"stack_accesses", stack},
+            {"budget_spent", false},        {"unstepped_calls", 0}};
+}
+
+std::string stepped_error(const nlohmann::json& record) {
+    const nlohmann::json doc = {{"schema", benchfp::report::results_schema}, {"cases", {record}}};
+    return cases_error(doc.dump());
+}
+
+}  // namespace
+
+// Step records give what each policy adds to clobber's call, nops apart, in the
+// report's three forms; a call stepped in part (budget spent) and a group
+// without clobber give none, and a count that cannot be one is bad input.
+TEST(JudgeCases, SteppedCallsGiveWhatEachPolicyAddsToClobbers) {
+    nlohmann::json budget = step_counts(500, 0, 0);
+    budget["budget_spent"] = true;
+    const nlohmann::json doc = {
+        {"schema", benchfp::report::results_schema},
+        {"cases",
+         {step_record("clobber", step_counts(1000, 100, 50)), step_record("frame", step_counts(1130, 228, 60)),
+          step_record("preserve", budget), step_record("frame", step_counts(10, 0, 1), "alone"),
+          {{"index", 9}, {"state", "SKIPPED"}, {"spec", {{"mode", "step"}, {"isa", "avx2"}, {"frame", "frame"}}}}}}};
+    CaseSummary summary;
+    add_cases(summary, write_temp("stepped_cases.json", doc.dump()));
+    ASSERT_EQ(compared_groups(summary.stepped), std::vector<std::string>{"kernel/conv/f32/avx2/p1"});
+    EXPECT_EQ(summary.stepped.at("kernel/conv/f32/avx2/p1").count("preserve"), 0u) << "a call stepped in part";
+    const std::string md = render_cases_markdown(summary);
+    EXPECT_NE(md.find("| `kernel/conv/f32/avx2/p1` | 900 instructions and 100 nops, 50 on the stack | "
+                      "+2 (+0.22%) and nops +128, stack +10 | - |"),
+              std::string::npos)
+        << md;
+    const Report report{{"abc", "", "today", {}, ""}, {}, summary};
+    const nlohmann::json stepped = render_json(report)["cases"]["stepped"];
+    ASSERT_EQ(stepped.size(), 1u) << stepped;
+    EXPECT_EQ(stepped[0]["frame"], (nlohmann::json{{"instructions", 902}, {"nops", 228}, {"stack_accesses", 60}}));
+    EXPECT_NE(render_html(report).find("<td>+2 (+0.22%) and nops +128, stack +10</td>"), std::string::npos);
+
+    EXPECT_NE(stepped_error(step_record("frame", step_counts(10, 11, 0))).find("step.nops: more nops than instructions"),
+              std::string::npos);
+    EXPECT_NE(stepped_error(step_record("frame", step_counts(10, 0, 2.5))).find("step.stack_accesses: expected a whole number"),
+              std::string::npos);
+    EXPECT_NE(stepped_error(step_record("omit", step_counts(10, 0, 0))).find("spec.frame: 'omit', expected"),
+              std::string::npos);
+}

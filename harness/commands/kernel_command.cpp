@@ -7,12 +7,12 @@
 #include "families/workload.hpp"
 #include "kernel/host_info.hpp"
 #include "kernel/perf_template.hpp"
-#include "kernel/stepped_frame_cost.hpp"
 #include "perf/error.hpp"
 #include "perf/event.hpp"
 #include "perf/sampler.hpp"
 #include "quoted.hpp"
 #include "report/file.hpp"
+#include "report/stepped_cost.hpp"
 #include "stdout_check.hpp"
 #include "usage_error.hpp"
 
@@ -260,12 +260,19 @@ void KernelRun::record(const KernelCase& c, report::State state, std::string det
     results_.push_back(std::move(result));
 }
 
+// What each frame policy adds to clobber's call, where the run stepped both (report/stepped_cost.hpp).
+void KernelRun::print_stepped_costs() const {
+    report::SteppedCosts costs;
+    for (const report::CaseResult& r : results_) report::add_stepped(costs, report::In(r.record, "this run", ""));
+    const std::vector<std::string> lines = report::stepped_cost_lines(costs);
+    if (lines.empty()) return;
+    human() << "frame cost per call, stepped (every instruction counted, beside clobber's):\n";
+    for (const std::string& line : lines) human() << "  " << line << '\n';
+}
+
 void KernelRun::finish() {
     if (cases_.empty()) return;  // --help: nothing was to run
-    if (const auto lines = stepped_frame_cost_lines(results_); !lines.empty()) {
-        human() << "frame cost per call, stepped (every instruction counted, beside clobber's):\n";
-        for (const std::string& line : lines) human() << "  " << line << '\n';
-    }
+    print_stepped_costs();
     human() << summary_.line() << '\n' << isa_tally_.line() << std::endl;
     exit_status_ = summary_.exit_status();
     const std::set<std::string> allowed(options_.allow_untested.begin(), options_.allow_untested.end());

@@ -84,6 +84,7 @@ private:
     // Where status lines, the summary and notes go: stderr when stdout is for a
     // tool (a perf template other than the default: stdout holds only its rows).
     std::ostream& human() const;
+    void print_stepped_costs() const;  // before the summary: what each policy adds to clobber's stepped call
     void finish();
     const perf::EventChoice& event();
 

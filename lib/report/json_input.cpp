@@ -207,6 +207,12 @@ double In::number_or(const std::string& key, double fallback, Range range) const
     return v ? v->as_number(range) : fallback;
 }
 
+double In::whole_number_or(const std::string& key, double fallback, Range range) const {
+    const double value = number_or(key, fallback, range);
+    if (value != std::floor(value)) at(key).fail("expected a whole number");
+    return value;
+}
+
 bool In::boolean_or(const std::string& key, bool fallback) const {
     const auto v = find(key);
     if (!v) return fallback;

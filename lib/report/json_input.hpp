@@ -55,6 +55,9 @@ public:
     std::string string_or(const std::string& key, std::string fallback) const;
     double number(const std::string& key, Range range) const;      // required number in range
     double number_or(const std::string& key, double fallback, Range range) const;
+    // A count (repetitions, iterations, threads): a whole number in range, or
+    // `fallback` where the key is absent; a fraction is refused, not truncated.
+    double whole_number_or(const std::string& key, double fallback, Range range) const;
     bool boolean_or(const std::string& key, bool fallback) const;
     std::vector<std::string> strings_or(const std::string& key) const;  // optional list of strings
 

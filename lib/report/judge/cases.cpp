@@ -59,6 +59,7 @@ void add_record(CaseSummary& summary, const In& record, const std::string& path)
     } else {
         ++counts.passed;
     }
+    add_stepped(summary.stepped, record);
     const auto unwind = record.find("unwind");
     if (mode != "unwind" || !unwind) return;
     const In tally = unwind->at("tally");
@@ -92,6 +93,12 @@ void add_cases(CaseSummary& summary, const std::string& path) {
     summary.sources.push_back(path);
 }
 
+std::string markdown_code(const std::string& name) {
+    std::string text = "`";
+    for (char ch : name) text += ch == '|' ? std::string("\\|") : std::string(1, ch);
+    return text + "`";
+}
+
 std::string render_cases_markdown(const CaseSummary& s) {
     std::ostringstream md;
     md << "\n## Kernel cases\n\n" << s.ran() << " cases ran (" << s.sources.size() << " result files), "
@@ -113,6 +120,20 @@ std::string render_cases_markdown(const CaseSummary& s) {
                << r.expected << " | " << r.full << " / " << r.judged << " | "
                << (r.judged ? fixed(double(r.full) / r.judged, 3) : std::string("-")) << (r.passed ? "" : " :x:")
                << " |\n";
+    }
+    if (const std::vector<std::string> groups = compared_groups(s.stepped); !groups.empty()) {
+        md << "\n### Frame cost per call, stepped (every instruction counted, beside clobber's)\n\n"
+           << "| kernel / alg / ISA / problem | clobber | frame − clobber | preserve − clobber |\n|---|---|---|---|\n";
+        for (const std::string& group : groups) {
+            const auto& policies = s.stepped.at(group);
+            const SteppedCounts& clobber = policies.at("clobber");
+            md << "| " << markdown_code(group) << " | " << counts_text(clobber);
+            for (const char* policy : {"frame", "preserve"}) {
+                const auto it = policies.find(policy);
+                md << " | " << (it == policies.end() ? "-" : difference_text(it->second, clobber));
+            }
+            md << " |\n";
+        }
     }
     if (!s.failed.empty()) {
         md << "\n### Failed cases\n\n";

@@ -113,6 +113,23 @@ void unwind_table(std::ostringstream& html, const CaseSummary& s) {
     html << "</table>";
 }
 
+// What each policy adds to clobber's stepped call (report/stepped_cost.hpp).
+void stepped_table(std::ostringstream& html, const CaseSummary& s, const std::vector<std::string>& groups) {
+    html << "<table id='stepped-frame-cost'><tr><th>kernel / alg / ISA / problem</th><th>clobber</th>"
+            "<th>frame &minus; clobber</th><th>preserve &minus; clobber</th></tr>";
+    for (const std::string& group : groups) {
+        const auto& policies = s.stepped.at(group);
+        const SteppedCounts& clobber = policies.at("clobber");
+        html << "<tr><td>" << escape_html(group) << "</td><td>" << escape_html(counts_text(clobber)) << "</td>";
+        for (const char* policy : {"frame", "preserve"}) {
+            const auto it = policies.find(policy);
+            html << "<td>" << (it == policies.end() ? "-" : escape_html(difference_text(it->second, clobber))) << "</td>";
+        }
+        html << "</tr>";
+    }
+    html << "</table>";
+}
+
 void counts_table(std::ostringstream& html, const CaseSummary& s) {
     html << "<details><summary>Cases per mode and ISA</summary><table><tr><th>mode</th><th>ISA</th><th>ran</th>"
             "<th>passed</th><th>failed</th><th>skipped</th></tr>";
@@ -141,6 +158,12 @@ std::string kernel_cases_html(const CaseSummary& s) {
                 "did. Each policy expects its own verdict (clobber broken, preserve skipped-caller, frame full): "
                 "&#10003; the cases got it.</p>";
         unwind_table(html, s);
+    }
+    if (const std::vector<std::string> groups = compared_groups(s.stepped); !groups.empty()) {
+        html << "<h3>Frame cost per call, stepped</h3><p>Every JIT instruction of one call counted, nops (loop-head "
+                "padding, which moves with the prologue's length) apart, and the instructions that read or write the "
+                "stack: what frame and preserve add to clobber's call, exactly.</p>";
+        stepped_table(html, s, groups);
     }
     for (const auto& [frame, folded] : s.folded_by_frame) {
         long samples = 0;

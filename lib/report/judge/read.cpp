@@ -36,14 +36,6 @@ void add_time(Measurement& m, double ns, int repetitions) {
     m.repetitions += repetitions;
 }
 
-// A count (repetitions, iterations, threads): a whole number in range, or
-// `fallback` where the key is absent; a fraction is refused, not truncated.
-double whole_number_or(const In& in, const std::string& key, double fallback, Range range) {
-    const double value = in.number_or(key, fallback, range);
-    if (value != std::floor(value)) in.at(key).fail("expected a whole number");
-    return value;
-}
-
 // One entry of Google Benchmark's "benchmarks" list, checked.
 struct Entry {
     std::string name, aggregate;  // aggregate: "" for an iteration
@@ -64,14 +56,14 @@ std::optional<Entry> entry_of(const In& b) {
     if (run_type == "aggregate") {
         e.aggregate = b.string("aggregate_name");
         if (e.aggregate != "min" && e.aggregate != "median" && e.aggregate != "mean") return std::nullopt;  // stddev, cv
-        e.repetitions = static_cast<int>(whole_number_or(b, "repetitions", 1, ranges::repetitions));
+        e.repetitions = static_cast<int>(b.whole_number_or("repetitions", 1, ranges::repetitions));
     }
     // A suite that times chunks of iterations says the time of one in
     // ns_per_iteration; Google Benchmark's own fields are checked all the same
     // (a file that says "parsec" or -5 is not a file to judge).
     const double real_ns = b.has("real_time") || !b.has("ns_per_iteration") ? time_in_ns(b, "real_time") : 0;
     e.ns = b.has("ns_per_iteration") ? b.number("ns_per_iteration", ranges::time_ns) : real_ns;
-    whole_number_or(b, "iterations", 1, {1, 1e18});
+    b.whole_number_or("iterations", 1, {1, 1e18});
     e.bytes = b.number_or("bytes_per_iteration", -1, ranges::bytes);
     e.footprint = b.number_or("resident_bytes_per_live_object", -1, ranges::bytes);
     for (const auto& [key, value] : b.members())
@@ -249,7 +241,7 @@ RunResults benchfp_results(const In& doc) {
         std::string name = "kernel";
         one_of(spec, "isa", isa_names);
         for (const char* key : {"kernel", "alg", "isa", "problem"}) name.append("/").append(spec.string(key));
-        const auto threads = static_cast<long>(whole_number_or(spec, "threads", 1, {1, 1 << 20}));
+        const auto threads = static_cast<long>(spec.whole_number_or("threads", 1, {1, 1 << 20}));
         if (threads > 1) name.append("@").append(std::to_string(threads)).append("t");
         const std::string frame = one_of(spec, "frame", frame_policies);
         name.append("/").append(frame);
@@ -362,7 +354,7 @@ RunResults parse_baseline(const nlohmann::json& doc, const std::string& path) {
         // -1: not reported (what write_baseline stores for a benchmark without bytes).
         const auto bytes = b.find("bytes_per_iteration");
         m.bytes_per_iteration = bytes && bytes->json() == -1 ? -1 : b.number_or("bytes_per_iteration", -1, ranges::bytes);
-        m.repetitions = static_cast<int>(whole_number_or(b, "repetitions", 0, ranges::repetitions));
+        m.repetitions = static_cast<int>(b.whole_number_or("repetitions", 0, ranges::repetitions));
     }
     if (r.benchmarks.empty()) in.at("benchmarks").fail("the baseline holds no benchmark");
     if (const auto ratios = in.find("ratios")) r.ratios = numbers_of(*ratios, ranges::ratio);

@@ -82,6 +82,12 @@ nlohmann::json render_json(const Report& report) {
         cases["unwind"].push_back({{"kernel", std::get<0>(key)}, {"isa", std::get<1>(key)},
                                    {"frame", std::get<2>(key)}, {"expected", r.expected}, {"full", r.full},
                                    {"judged", r.judged}, {"passed", r.passed}});
+    for (const std::string& group : compared_groups(report.cases.stepped)) {
+        nlohmann::json entry = {{"group", group}};
+        for (const auto& [policy, c] : report.cases.stepped.at(group))
+            entry[policy] = {{"instructions", c.besides_nops()}, {"nops", c.nops}, {"stack_accesses", c.stack_accesses}};
+        cases["stepped"].push_back(entry);
+    }
     return {{"schema", "benchfp.judgement/3"},
             {"units", units_by_kind},
             {"commit", c.commit},

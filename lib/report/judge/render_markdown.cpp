@@ -30,13 +30,6 @@ std::string machine_line(const MachineJudgement& m) {
 
 namespace {
 
-// A name as Markdown table code: a '|' would end the cell.
-std::string code(const std::string& id) {
-    std::string text = "`";
-    for (char ch : id) text += ch == '|' ? std::string("\\|") : std::string(1, ch);
-    return text + "`";
-}
-
 const char* mark(const Row& r) {
     switch (r.verdict) {
     case RowVerdict::regression:
@@ -95,7 +88,7 @@ void benchmark_table(std::ostringstream& md, const Judgement& j) {
     for (const auto& [id, rows] : by_benchmark) {
         const bool show = (rows.first && significant(*rows.first)) || (rows.second && significant(*rows.second));
         if (!show) continue;
-        md << "| " << code(id) << " | " << (rows.first ? cell(*rows.first) : "") << " | "
+        md << "| " << markdown_code(id) << " | " << (rows.first ? cell(*rows.first) : "") << " | "
            << (rows.second ? cell(*rows.second) : "") << " |\n";
     }
 }
@@ -121,7 +114,7 @@ void ratio_table(std::ostringstream& md, const Judgement& j) {
     for (const Row& r : j.rows) {
         if ((r.kind != "ratio" && r.kind != "instructions") || !significant(r)) continue;
         const std::string change = std::isnan(r.ratio) ? "-" : fixed(r.ratio) + " (" + fixed(100 * r.tolerance, 0) + "%)";
-        md << "| " << code(r.id) << " | " << fixed(r.current) << " | " << (std::isnan(r.baseline) ? "-" : fixed(r.baseline))
+        md << "| " << markdown_code(r.id) << " | " << fixed(r.current) << " | " << (std::isnan(r.baseline) ? "-" : fixed(r.baseline))
            << " | " << change << " | " << (r.limit > 0 ? fixed(r.limit) : "none") << " | " << ratio_verdict(r) << " |\n";
     }
 }
@@ -217,7 +210,7 @@ void footprint_section(std::ostringstream& md, const Judgement& j) {
     for (size_t i = 0; i < table.allocators.size(); ++i) md << "----|";
     md << "----|\n";
     for (const FootprintTable::Line& line : table.lines) {
-        md << "| " << code(line.workload) << " |";
+        md << "| " << markdown_code(line.workload) << " |";
         for (const std::string& a : table.allocators) {
             const auto it = line.figures.find(a);
             md << " " << (it == line.figures.end() ? std::string("-") : fixed(it->second, 1)) << " |";

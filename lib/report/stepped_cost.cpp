@@ -1,0 +1,76 @@
+#include "report/stepped_cost.hpp"
+
+#include <iomanip>
+#include <sstream>
+
+namespace benchfp::report {
+
+namespace {
+
+constexpr Range count_range{0, 1e15};
+
+std::string group_of(const In& spec) {
+    std::ostringstream name;
+    name << "kernel";
+    for (const char* key : {"kernel", "alg", "isa", "problem"}) name << '/' << spec.string(key);
+    if (const auto threads = static_cast<long>(spec.whole_number_or("threads", 1, {1, 1 << 20})); threads > 1)
+        name << '@' << threads << 't';
+    return name.str();
+}
+
+}  // namespace
+
+void add_stepped(SteppedCosts& costs, const In& record) {
+    const In spec = record.at("spec");
+    const auto step = record.find("step");
+    if (spec.string_or("mode", "") != "step" || !step || !step->has("stack_accesses")) return;
+    if (step->boolean_or("budget_spent", false) || step->number_or("unstepped_calls", 0, count_range) != 0) return;
+    SteppedCounts c;
+    c.instructions = static_cast<long>(step->whole_number_or("instructions", 0, count_range));
+    c.nops = static_cast<long>(step->whole_number_or("nops", 0, count_range));
+    c.stack_accesses = static_cast<long>(step->whole_number_or("stack_accesses", 0, count_range));
+    if (c.nops > c.instructions) step->at("nops").fail("more nops than instructions");
+    if (c.stack_accesses > c.instructions) step->at("stack_accesses").fail("more stack accesses than instructions");
+    const std::string frame = spec.string("frame");
+    if (frame != "clobber" && frame != "preserve" && frame != "frame")
+        spec.at("frame").fail("'" + frame + "', expected clobber, preserve or frame");
+    costs[group_of(spec)][frame] = c;
+}
+
+std::vector<std::string> compared_groups(const SteppedCosts& costs) {
+    std::vector<std::string> groups;
+    for (const auto& [group, policies] : costs)
+        if (policies.count("clobber") && policies.size() > 1) groups.push_back(group);
+    return groups;
+}
+
+std::string counts_text(const SteppedCounts& c) {
+    std::ostringstream out;
+    out << c.besides_nops() << " instructions and " << c.nops << " nops, " << c.stack_accesses << " on the stack";
+    return out.str();
+}
+
+std::string difference_text(const SteppedCounts& policy, const SteppedCounts& clobber) {
+    const long more = policy.besides_nops() - clobber.besides_nops();
+    const double percent = clobber.besides_nops() ? 100.0 * static_cast<double>(more) / clobber.besides_nops() : 0.0;
+    std::ostringstream out;
+    out << std::showpos << more << " (" << std::fixed << std::setprecision(2) << percent << "%) and nops "
+        << policy.nops - clobber.nops << ", stack " << policy.stack_accesses - clobber.stack_accesses;
+    return out.str();
+}
+
+std::vector<std::string> stepped_cost_lines(const SteppedCosts& costs) {
+    std::vector<std::string> lines;
+    for (const std::string& group : compared_groups(costs)) {
+        const auto& policies = costs.at(group);
+        const SteppedCounts& clobber = policies.at("clobber");
+        std::string line = group + ": clobber " + counts_text(clobber);
+        for (const char* policy : {"frame", "preserve"})
+            if (const auto it = policies.find(policy); it != policies.end())
+                line += std::string("; ") + policy + " " + difference_text(it->second, clobber);
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+}  // namespace benchfp::report
