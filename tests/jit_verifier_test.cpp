@@ -3,6 +3,7 @@
 // checks (stepper.hpp) or the ABI probe (abi_probe.hpp), at the right offset and
 // with the right message.
 #include "abi_probe.hpp"
+#include "jit/disassembly.hpp"
 #include "jit/verifier.hpp"
 #include "stepper.hpp"
 
@@ -312,4 +313,24 @@ TEST(StepSession, CountsTheInstructionsThatTouchTheStackAndTheNops) {
     EXPECT_EQ(c.stack_accesses - b.stack_accesses, 5u);
     EXPECT_EQ(c.nops - b.nops, 1u);
     EXPECT_EQ(b.nops, a.nops);
+}
+
+// The decoder's memory operand, which the stack count reads: a load and a store
+// name one, lea names none (it touches no memory), and an fs-relative load
+// (thread-local storage) none either: its registers do not give its address.
+TEST(Disassembler, NamesTheMemoryOperandAnInstructionTouches) {
+    const jit::Disassembler d;
+    auto memory_of = [&](std::vector<uint8_t> bytes) {
+        const auto insn = d.decode(bytes.data(), bytes.size(), 0x1000);
+        EXPECT_TRUE(insn.has_value());
+        return insn ? insn->memory : std::nullopt;
+    };
+    const auto load = memory_of({0x48, 0x8b, 0x44, 0x24, 0xf8});  // mov rax, [rsp - 8]
+    ASSERT_TRUE(load.has_value());
+    EXPECT_EQ(load->base, jit::reg_rsp);
+    EXPECT_EQ(load->disp, -8);
+    EXPECT_TRUE(memory_of({0x48, 0x01, 0x07}).has_value());                     // add [rdi], rax
+    EXPECT_FALSE(memory_of({0x48, 0x8d, 0x44, 0x24, 0xf8}).has_value());        // lea rax, [rsp - 8]
+    EXPECT_FALSE(memory_of({0x64, 0x48, 0x8b, 0x44, 0x24, 0xf8}).has_value());  // mov rax, fs:[rsp - 8]
+    EXPECT_TRUE(d.decode(std::vector<uint8_t>{0x0f, 0x1f, 0x44, 0x00, 0x00}.data(), 5, 0)->nop);  // nop dword [rax+rax]
 }

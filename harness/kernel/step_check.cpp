@@ -114,13 +114,13 @@ StepOutcome judge_step(const SteppedCall& call, jit::FramePolicy policy, perf::V
                                                  [&](uint64_t o) { return o < call.layout.epilogue_begin; });
 
     const uint64_t steps = total(call.threads, &step::ThreadSteps::steps);
-    std::ostringstream detail;
     const uint64_t stack_accesses = total(call.threads, &step::ThreadSteps::stack_accesses);
     const uint64_t nops = total(call.threads, &step::ThreadSteps::nops);
+    std::ostringstream detail;
     detail << "step instructions:" << steps << " full:" << by_verdict[0] << " skipped-caller:" << by_verdict[1]
            << " broken:" << by_verdict[2] << " prologue:" << by_verdict[3] << " windows:" << prologue_window << '+'
-           << frameless.size() - prologue_window << " stack:" << stack_accesses << " nops:" << nops << " threads:" << call.threads.size()
-           << " rate:" << rate_text(steps, call.seconds);
+           << frameless.size() - prologue_window << " stack:" << stack_accesses << " nops:" << nops
+           << " threads:" << call.threads.size() << " rate:" << rate_text(steps, call.seconds);
     StepOutcome out;
     out.state = report::State::failed;
     if (steps == 0) detail << " no instruction of the kernel was stepped";

@@ -173,7 +173,9 @@ std::optional<Instruction> Disassembler::decode(const uint8_t* bytes, size_t max
         // A push's store is implicit (no memory operand); lea names memory it never touches.
         if (op.type != X86_OP_MEM || insn.id == X86_INS_LEA) continue;
         const MemoryOperand m{gpr_index(op.mem.base), gpr_index(op.mem.index), op.mem.scale, op.mem.disp, op.size};
-        out.memory = m;
+        // fs- and gs-relative memory (thread-local storage) is neither the stack
+        // nor where its registers point: no address to compute from them.
+        if (op.mem.segment != X86_REG_FS && op.mem.segment != X86_REG_GS) out.memory = m;
         if (op.access & CS_AC_WRITE) out.store = m;
     }
     return out;

@@ -45,7 +45,9 @@ struct Instruction {
     uint64_t target = 0;     // jump/branch/direct call
     uint32_t gprs_written = 0;  // bit per gpr index, implicit writes included (rsp of push/pop)
     std::optional<MemoryOperand> store;  // an explicit memory destination
-    std::optional<MemoryOperand> memory; // the explicit memory operand, read or written (x86 names at most one)
+    // The explicit memory operand, read or written (movs and cmps name two: the
+    // last); none for fs- or gs-relative memory, whose address the registers do not give.
+    std::optional<MemoryOperand> memory;
     bool uses_upper = false;  // names a ymm or zmm register: may leave upper halves dirty
     bool clears_upper = false;  // vzeroupper, vzeroall
     bool nop = false;           // nop of any length: the padding before an aligned loop head
