@@ -827,3 +827,26 @@ TEST(JudgeCases, SteppedCallsGiveWhatEachPolicyAddsToClobbers) {
     EXPECT_NE(stepped_error(step_record("omit", step_counts(10, 0, 0))).find("spec.frame: 'omit', expected"),
               std::string::npos);
 }
+
+// Names from a results file are text, not Markdown: a kernel named with a `|`,
+// a backtick and a line break stays in its cell of the unwind table (it ended
+// the cell, the code span and the table before), and a failed case's line in its span.
+TEST(JudgeCases, NamesFromResultsStayInTheirCells) {
+    nlohmann::json doc = nlohmann::json::parse(unwind_records(1, 5, 10));
+    doc["cases"][0]["spec"]["kernel"] = "a|b`c\nd";
+    doc["cases"].push_back({{"index", 1},
+                            {"state", "FAILED"},
+                            {"detail", "rbp `clobbered`"},
+                            {"repro", "--kernel=x`y"},
+                            {"spec", {{"mode", "unwind"}, {"isa", "avx2"}, {"kernel", "x`y"}, {"frame", "frame"}}}});
+    CaseSummary summary;
+    add_cases(summary, write_temp("hostile_names.json", doc.dump()));
+    const std::string md = render_cases_markdown(summary);
+    EXPECT_NE(md.find("| `a\\|b'c d` | avx2 | frame | "), std::string::npos) << md;
+    ASSERT_EQ(summary.failed.size(), 1u);
+    ASSERT_NE(summary.failed[0].find("x`y"), std::string::npos) << summary.failed[0];
+    const size_t list = md.find("### Failed cases");
+    ASSERT_NE(list, std::string::npos) << md;
+    const std::string item = md.substr(md.find("- `", list));
+    EXPECT_EQ(std::count(item.begin(), item.begin() + item.find('\n'), '`'), 2) << item;
+}

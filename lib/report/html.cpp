@@ -50,4 +50,6 @@ std::string markdown_code(std::string_view text) {
     return out;
 }
 
+std::string markdown_code_span(std::string_view text) { return '`' + markdown_code(text) + '`'; }
+
 }  // namespace benchfp::report

@@ -17,5 +17,7 @@ std::string markdown_text(std::string_view text);
 // The same inside a code span: no entities there (they would show as
 // written), a backtick becomes a quote (it would end the span).
 std::string markdown_code(std::string_view text);
+// That code span itself, backticks around it: "`text`".
+std::string markdown_code_span(std::string_view text);
 
 }  // namespace benchfp::report

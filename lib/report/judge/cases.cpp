@@ -1,6 +1,7 @@
 #include "report/judge/cases.hpp"
 
 #include "report/case_result.hpp"
+#include "report/html.hpp"
 #include "report/json_input.hpp"
 #include "report/judge/stats.hpp"
 
@@ -93,19 +94,13 @@ void add_cases(CaseSummary& summary, const std::string& path) {
     summary.sources.push_back(path);
 }
 
-std::string markdown_code(const std::string& name) {
-    std::string text = "`";
-    for (char ch : name) text += ch == '|' ? std::string("\\|") : std::string(1, ch);
-    return text + "`";
-}
-
 std::string render_cases_markdown(const CaseSummary& s) {
     std::ostringstream md;
     md << "\n## Kernel cases\n\n" << s.ran() << " cases ran (" << s.sources.size() << " result files), "
        << s.failures() << " failed.";
     if (!s.untested_isas.empty()) {
         md << " **Not tested on this machine:**";
-        for (const std::string& isa : s.untested_isas) md << ' ' << isa;
+        for (const std::string& isa : s.untested_isas) md << ' ' << markdown_text(isa);
         md << " (this host cannot run them).";
     }
     md << "\n\n| mode | ISA | ran | passed | failed | skipped |\n|---|---|---|---|---|---|\n";
@@ -116,8 +111,8 @@ std::string render_cases_markdown(const CaseSummary& s) {
         md << "\n### Unwind rates (full chains / judged JIT samples)\n\n"
            << "| kernel | ISA | frame | expected | full / judged | unwind rate |\n|---|---|---|---|---|---|\n";
         for (const auto& [key, r] : s.unwind)
-            md << "| " << std::get<0>(key) << " | " << std::get<1>(key) << " | " << std::get<2>(key) << " | "
-               << r.expected << " | " << r.full << " / " << r.judged << " | "
+            md << "| " << markdown_code_span(std::get<0>(key)) << " | " << markdown_text(std::get<1>(key)) << " | "
+               << markdown_text(std::get<2>(key)) << " | " << markdown_text(r.expected) << " | " << r.full << " / " << r.judged << " | "
                << (r.judged ? fixed(double(r.full) / r.judged, 3) : std::string("-")) << (r.passed ? "" : " :x:")
                << " |\n";
     }
@@ -127,7 +122,7 @@ std::string render_cases_markdown(const CaseSummary& s) {
         for (const std::string& group : groups) {
             const auto& policies = s.stepped.at(group);
             const SteppedCounts& clobber = policies.at("clobber");
-            md << "| " << markdown_code(group) << " | " << counts_text(clobber);
+            md << "| " << markdown_code_span(group) << " | " << counts_text(clobber);
             for (const char* policy : {"frame", "preserve"}) {
                 const auto it = policies.find(policy);
                 md << " | " << (it == policies.end() ? "-" : difference_text(it->second, clobber));
@@ -137,7 +132,7 @@ std::string render_cases_markdown(const CaseSummary& s) {
     }
     if (!s.failed.empty()) {
         md << "\n### Failed cases\n\n";
-        for (const std::string& line : s.failed) md << "- `" << line << "`\n";
+        for (const std::string& line : s.failed) md << "- " << markdown_code_span(line) << "\n";
     }
     return md.str();
 }

@@ -42,9 +42,6 @@ struct CaseSummary {
 // Throws InputError naming the file and field on bad input.
 void add_cases(CaseSummary& summary, const std::string& path);
 
-// A name as Markdown table code: "`name`", a '|' in it escaped (it would end the cell).
-std::string markdown_code(const std::string& name);
-
 // Markdown sections: the counts, the unwind-rate table, the stepped frame cost, the failures.
 std::string render_cases_markdown(const CaseSummary& summary);
 
