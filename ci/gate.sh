@@ -199,7 +199,7 @@ if ((update)); then
     exit 1
   fi
   step "recording this machine's baselines"
-  "$build/benchfp" judge "${currents[@]}" --baselines="$baselines" --suite=gate --update-baseline --commit="$commit" || exit 2
+  "$build/benchfp" judge "${currents[@]}" "${cases[@]}" --baselines="$baselines" --suite=gate --update-baseline --commit="$commit" || exit 2
   exit "$status"
 fi
 judge_all() {  # judge_all [--confirm=FILE...]: the one report, of every run and case

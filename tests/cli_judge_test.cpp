@@ -389,3 +389,47 @@ TEST(CliJudge, LabelsAreOneLineOfTextInTheMarkdownReport) {
     EXPECT_NE(text.find("&lt;script&gt;x&lt;/script&gt;"), std::string::npos) << text;
     std::filesystem::remove_all(files.dir);
 }
+
+namespace {
+
+// A results file of two step records of conv/f32/avx2/p1, clobber's and
+// frame's, frame's call `frame_instructions` long (100 of them nops).
+std::string step_results(const std::filesystem::path& file, double frame_instructions) {
+    nlohmann::json doc = {{"schema", "benchfp.kernel-results/1"}, {"cases", nlohmann::json::array()}};
+    for (const auto& [frame, instructions] : {std::pair{"clobber", 1000.0}, {"frame", frame_instructions}})
+        doc["cases"].push_back(
+            {{"index", doc["cases"].size()},
+             {"state", "PASSED"},
+             {"spec", {{"mode", "step"}, {"kernel", "conv"}, {"alg", "f32"}, {"isa", "avx2"}, {"problem", "p1"}, {"frame", frame}, {"threads", 1}}},
+             {"step", {{"instructions", instructions}, {"nops", 100}, {"stack_accesses", 50}, {"budget_spent", false}, {"unstepped_calls", 0}}}});
+    std::ofstream(file) << doc.dump();
+    return file.string();
+}
+
+}  // namespace
+
+// The counts of step records (--cases) go into the baseline --update-baseline
+// records, and a policy whose call comes to execute more than its baseline's
+// fails the judgement in that one run, named; the same counts pass.
+TEST(CliJudge, SteppedCountsAreHeldToTheBaseline) {
+    JudgeFiles f = valid_judge_files("stepped");
+    const std::string args = judge_args(f), d = f.dir.string() + "/";
+    const std::string record_args = "judge --current=" + d + "current.json --baseline=" + d + "stepped_base.json --tolerances=" +
+                                    d + "tolerances.json --update-baseline --cases=" + step_results(f.dir / "steps.json", 1001);
+    const CommandRun record = run_benchfp(record_args);
+    ASSERT_EQ(record.status, 0) << record.output;
+    EXPECT_NE(record.output.find("4 instruction counts"), std::string::npos) << record.output;
+    const auto stored = nlohmann::json::parse(std::ifstream(f.dir / "stepped_base.json"));
+    EXPECT_EQ(stored["instructions"]["kernel/conv/f32/avx2/p1/frame: stepped instructions per call, nops apart"], 901);
+    EXPECT_EQ(stored["instructions"]["kernel/conv/f32/avx2/p1/clobber: stepped stack accesses per call"], 50);
+
+    const std::string judge = with(args, "--baseline", d + "stepped_base.json");
+    const CommandRun same = run_benchfp(judge + " --cases=" + d + "steps.json");
+    EXPECT_EQ(same.status, 0) << same.output;
+    const CommandRun more = run_benchfp(judge + " --cases=" + step_results(f.dir / "more.json", 1021));
+    EXPECT_EQ(more.status, 1) << more.output;
+    EXPECT_NE(more.output.find("`kernel/conv/f32/avx2/p1/frame: stepped instructions per call, nops apart` | 921.000 | 901.000"),
+              std::string::npos)
+        << more.output;
+    std::filesystem::remove_all(f.dir);
+}

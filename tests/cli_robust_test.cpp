@@ -211,7 +211,7 @@ TEST(CliBadInput, NamesGivenTwiceAndBaselinesFromTwoPlacesAreRefused) {
     expect_usage_error("judge --current=x.json --baseline-runs=r.json --suite=gate", "excludes");
     expect_usage_error("judge --current=x.json --update-baseline --baseline-runs=r.json", "excludes");
     // Recording a baseline writes no report: an option only a report uses would go unused.
-    for (const char* unused : {"--report=r", "--cases=c.json", "--untested-isas=avx2", "--baseline-label=x", "--triggered-by=x"})
+    for (const char* unused : {"--report=r", "--untested-isas=avx2", "--baseline-label=x", "--triggered-by=x"})
         expect_usage_error(std::string("judge --current=x.json --update-baseline --baseline=b.json ") + unused,
                            std::string(unused).substr(0, std::string(unused).find('=')) + " excludes --update-baseline");
     // A flag given twice, or given a value (--all=0 read as no --all), as an option given twice.

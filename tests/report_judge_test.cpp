@@ -819,6 +819,15 @@ TEST(JudgeCases, SteppedCallsGiveWhatEachPolicyAddsToClobbers) {
     ASSERT_EQ(stepped.size(), 1u) << stepped;
     EXPECT_EQ(stepped[0]["frame"], (nlohmann::json{{"instructions", 902}, {"nops", 228}, {"stack_accesses", 60}}));
     EXPECT_NE(render_html(report).find("<td>+2 (+0.22%) and nops +128, stack +10</td>"), std::string::npos);
+    // Every call stepped whole, compared or not, as two counts the judge holds to the baseline.
+    const std::map<std::string, double> counts = stepped_instruction_counts(summary.stepped);
+    EXPECT_EQ(counts, (std::map<std::string, double>{
+                          {"kernel/conv/f32/avx2/alone/frame: stepped instructions per call, nops apart", 10},
+                          {"kernel/conv/f32/avx2/alone/frame: stepped stack accesses per call", 1},
+                          {"kernel/conv/f32/avx2/p1/clobber: stepped instructions per call, nops apart", 900},
+                          {"kernel/conv/f32/avx2/p1/clobber: stepped stack accesses per call", 50},
+                          {"kernel/conv/f32/avx2/p1/frame: stepped instructions per call, nops apart", 902},
+                          {"kernel/conv/f32/avx2/p1/frame: stepped stack accesses per call", 60}}));
 
     EXPECT_NE(stepped_error(step_record("frame", step_counts(10, 11, 0))).find("step.nops: more nops than instructions"),
               std::string::npos);

@@ -50,9 +50,10 @@ void JudgeOptions::add_to(CLI::App& app) {
     CLI::Option* one_file = app.add_option("--baseline", baseline, "one baseline file for every machine, instead of --baselines");
     app.add_option("--tolerances", tolerances, "tolerances and in-run ratio rules (default results/tolerances.json)");
     app.add_option("--instructions", instructions, "callgrind counts of this run: JSON object id -> count");
-    CLI::Option* cases_option = app.add_option("--cases", cases,
+    app.add_option("--cases", cases,
                    "benchfp kernel --json records (corr, unwind, verify, step...) to summarize in the report; a "
-                   "failed case fails it, and so does a run of them in which nothing ran; repeatable");
+                   "failed case fails it, and so does a run of them in which nothing ran; the counts of step "
+                   "records are judged against the baseline (with --update-baseline: recorded); repeatable");
     CLI::Option* untested =
         app.add_option("--untested-isas", untested_isas, "ISAs the run could not test on this machine, named in the report")
         ->delimiter(',')
@@ -65,14 +66,13 @@ void JudgeOptions::add_to(CLI::App& app) {
     CLI::Option* triggered = app.add_option("--triggered-by", triggered_by,
                    "who or what ran the judge, for the report's Job Properties (e.g. \"ci/gate.sh --quick\")");
     // Recording a baseline judges nothing and writes no report: re-runs, and
-    // what only a report shows, would go unused.
+    // what only a report shows, would go unused (of --cases, the step counts are recorded).
     app.add_flag("--update-baseline", update_baseline,
                  "record each machine's baseline from --current (into --baselines, or --baseline) instead of judging")
         ->excludes(other_runs)
         ->excludes(rerun)
         ->excludes(rerun_again)
         ->excludes(report)
-        ->excludes(cases_option)
         ->excludes(untested)
         ->excludes(label)
         ->excludes(triggered);
@@ -267,7 +267,7 @@ int record_baselines(const JudgeOptions& o, const std::vector<report::RunResults
             throw;
         }
         std::cout << "benchfp: baseline " << paths[i] << " recorded from " << m.source << " (" << m.benchmarks.size()
-                  << " benchmarks, " << m.ratios.size() << " ratios; " << m.fingerprint.describe() << ")\n";
+                  << " benchmarks, " << m.ratios.size() << " ratios, " << m.instructions.size() << " instruction counts; " << m.fingerprint.describe() << ")\n";
     }
     return 0;
 }
@@ -306,13 +306,17 @@ int judge(const JudgeOptions& o) {
         const auto counts = report::read_instructions(o.instructions);
         for (report::RunResults& m : machines) m.instructions.insert(counts.begin(), counts.end());
     }
+    report::CaseSummary cases;
+    for (const std::string& path : o.cases) report::add_cases(cases, path);
+    // So are the stepped counts (the JIT code of an ISA, not the machine's speed).
+    const auto stepped = report::stepped_instruction_counts(cases.stepped);
+    for (report::RunResults& m : machines) m.instructions.insert(stepped.begin(), stepped.end());
     for (report::RunResults& m : machines) {
         m.commit = o.commit;
         if (m.date.empty()) m.date = today();
     }
     if (o.update_baseline) return record_baselines(o, machines);
-    report::Report r{{o.commit, o.baseline_label, today(), build_info(), o.triggered_by}, {}, {}};
-    for (const std::string& path : o.cases) report::add_cases(r.cases, path);
+    report::Report r{{o.commit, o.baseline_label, today(), build_info(), o.triggered_by}, {}, std::move(cases)};
     r.cases.untested_isas = o.untested_isas;
     for (auto it = o.untested_isas.begin(); it != o.untested_isas.end(); ++it)  // as the kernel's lists refuse one
         if (std::find(o.untested_isas.begin(), it, *it) != it)

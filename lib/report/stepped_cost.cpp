@@ -73,4 +73,15 @@ std::vector<std::string> stepped_cost_lines(const SteppedCosts& costs) {
     return lines;
 }
 
+std::map<std::string, double> stepped_instruction_counts(const SteppedCosts& costs) {
+    std::map<std::string, double> counts;
+    for (const auto& [group, policies] : costs)
+        for (const auto& [policy, c] : policies) {
+            const std::string id = group + "/" + policy + ": stepped ";
+            counts[id + "instructions per call, nops apart"] = static_cast<double>(c.besides_nops());
+            counts[id + "stack accesses per call"] = static_cast<double>(c.stack_accesses);
+        }
+    return counts;
+}
+
 }  // namespace benchfp::report

@@ -49,4 +49,14 @@ std::string difference_text(const SteppedCounts& policy, const SteppedCounts& cl
 // A line per compared group: "<group>: clobber <counts_text>; frame <difference_text>; preserve ...".
 std::vector<std::string> stepped_cost_lines(const SteppedCosts& costs);
 
+// Every stepped call's counts as instruction counts by id, two per group and
+// policy: "<group>/<policy>: stepped instructions per call, nops apart" and
+// "<group>/<policy>: stepped stack accesses per call". A call of the same code
+// on the same problem executes the same instructions in every run, so the
+// judge holds these to the machine's baseline as it holds callgrind's counts
+// (results/tolerances.json "instructions"): a policy that comes to execute more
+// (a spill in a loop, a longer prologue) fails the gate in the first run, where
+// time would need the noise to allow it.
+std::map<std::string, double> stepped_instruction_counts(const SteppedCosts& costs);
+
 }  // namespace benchfp::report
