@@ -9,6 +9,9 @@
 # preserve / clobber, which the injection does not touch, not over it. A row
 # over the limit on code that costs nothing (a slow code placement, README) is
 # measured once more in a new process before it counts, as ci/gate.sh re-runs.
+# Then the same injection counted: every frame call of the eltwise step batch
+# must count more instructions than the normal build's, judged against a
+# baseline of its counts, and no clobber or preserve call.
 # Exit 0 when the limit caught the cost, 1 when not, 2 when a step could not run.
 # Usage: scripts/gate_catches_frame_cost.sh [N] [ISA]   (default 16 and avx2)
 # The case is eltwise relu of 65536 floats: about 13 cycles per loop iteration
@@ -76,3 +79,33 @@ if ((missed)); then
   exit 1
 fi
 echo "the frame-cost limit caught the injected cost ($steps instructions per loop iteration): exit 1, frame / clobber over 1.005"
+
+# The same injection counted instead of timed: the eltwise step batch of each
+# build, the injected build's counts judged against a baseline recorded with
+# the normal build's. No noise here: every frame call must count more, and no
+# clobber or preserve call (which the injection leaves alone) may.
+step_run() {  # step_run BUILD JSON
+  "$1/benchfp" kernel --batch=cases/eltwise/step --isa="$isa" --json="$2" > "$2.txt" 2>&1 < /dev/null ||
+    { cat "$2.txt"; echo "the step run of $1 failed"; exit 2; }
+}
+step_run build "$out/normal-step.json"
+step_run build-framecost "$out/injected-step.json"
+build/benchfp judge --current="$out/normal.json" --cases="$out/normal-step.json" --baselines="$out/stepped" --suite=gate \
+  --update-baseline --commit=normal > /dev/null || { echo "the normal build's stepped baseline was not recorded"; exit 2; }
+build/benchfp judge --current="$out/normal.json" --cases="$out/injected-step.json" --baselines="$out/stepped" --suite=gate \
+  --report="$out/stepped-report" > "$out/stepped.judge" 2>&1
+# Of the stepped instruction counts in the report: frame's that regressed, frame's, and the other policies' that regressed.
+read -r regressed frame_calls others < <(python3 - "$out/stepped-report/report.json" <<'PY'
+import json, sys
+rows = [r for m in json.load(open(sys.argv[1]))["machines"] for r in m["rows"] if ": stepped instructions per call" in r["id"]]
+frame = [r for r in rows if "/frame: " in r["id"]]
+print(sum(r["verdict"] == "regression" for r in frame), len(frame),
+      sum(r["verdict"] == "regression" for r in rows if "/frame: " not in r["id"]))
+PY
+)
+if ((${frame_calls:-0} == 0 || regressed != frame_calls || others != 0)); then
+  grep -E "Verdict|stepped" "$out/stepped.judge" | head -20
+  echo "the stepped counts: ${regressed:-?} of ${frame_calls:-?} frame calls regressed, ${others:-?} clobber or preserve calls (expected every frame call, none other)"
+  exit 1
+fi
+echo "the stepped counts caught it too: all $frame_calls frame calls of the eltwise step batch count more than the normal build's, no clobber or preserve call"
