@@ -835,6 +835,8 @@ TEST(JudgeCases, SteppedCallsGiveWhatEachPolicyAddsToClobbers) {
               std::string::npos);
     EXPECT_NE(stepped_error(step_record("omit", step_counts(10, 0, 0))).find("spec.frame: 'omit', expected"),
               std::string::npos);
+    // Past what a baseline's instruction counts may hold: refused here, not recorded into a baseline no judge could read.
+    EXPECT_NE(stepped_error(step_record("frame", step_counts(2e12, 0, 0))).find("step.instructions"), std::string::npos);
 }
 
 // Names from a results file are text, not Markdown: a kernel named with a `|`,
