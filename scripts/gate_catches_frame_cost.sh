@@ -94,6 +94,7 @@ build/benchfp judge --current="$out/normal.json" --cases="$out/normal-step.json"
   --update-baseline --commit=normal > /dev/null || { echo "the normal build's stepped baseline was not recorded"; exit 2; }
 build/benchfp judge --current="$out/normal.json" --cases="$out/injected-step.json" --baselines="$out/stepped" --suite=gate \
   --report="$out/stepped-report" > "$out/stepped.judge" 2>&1
+stepped_status=$?
 # Of the stepped instruction counts in the report: frame's that regressed, frame's, and the other policies' that regressed.
 read -r regressed frame_calls others < <(python3 - "$out/stepped-report/report.json" <<'PY'
 import json, sys
@@ -103,9 +104,9 @@ print(sum(r["verdict"] == "regression" for r in frame), len(frame),
       sum(r["verdict"] == "regression" for r in rows if "/frame: " not in r["id"]))
 PY
 )
-if ((${frame_calls:-0} == 0 || regressed != frame_calls || others != 0)); then
+if ((stepped_status != 1 || ${frame_calls:-0} == 0 || regressed != frame_calls || others != 0)); then
   grep -E "Verdict|stepped" "$out/stepped.judge" | head -20
-  echo "the stepped counts: ${regressed:-?} of ${frame_calls:-?} frame calls regressed, ${others:-?} clobber or preserve calls (expected every frame call, none other)"
+  echo "the stepped counts: judge exit $stepped_status (expected 1), ${regressed:-?} of ${frame_calls:-?} frame calls regressed, ${others:-?} clobber or preserve calls (expected every frame call, none other)"
   exit 1
 fi
 echo "the stepped counts caught it too: all $frame_calls frame calls of the eltwise step batch count more than the normal build's, no clobber or preserve call"
