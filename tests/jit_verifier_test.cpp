@@ -333,4 +333,12 @@ TEST(Disassembler, NamesTheMemoryOperandAnInstructionTouches) {
     EXPECT_FALSE(memory_of({0x48, 0x8d, 0x44, 0x24, 0xf8}).has_value());        // lea rax, [rsp - 8]
     EXPECT_FALSE(memory_of({0x64, 0x48, 0x8b, 0x44, 0x24, 0xf8}).has_value());  // mov rax, fs:[rsp - 8]
     EXPECT_TRUE(d.decode(std::vector<uint8_t>{0x0f, 0x1f, 0x44, 0x00, 0x00}.data(), 5, 0)->nop);  // nop dword [rax+rax]
+    // Addresses only: Xbyak's long nops and the prefetches touch nothing, whatever rax holds.
+    EXPECT_FALSE(memory_of({0x0f, 0x1f, 0x44, 0x00, 0x00}).has_value());  // nop dword [rax+rax]
+    EXPECT_FALSE(memory_of({0x0f, 0x18, 0x08}).has_value());              // prefetcht0 [rax]
+    EXPECT_FALSE(memory_of({0x0f, 0x0d, 0x08}).has_value());              // prefetchw [rax]
+    // An fs-relative store is no store through its registers either.
+    const auto fs_store = d.decode(std::vector<uint8_t>{0x64, 0x48, 0x89, 0x45, 0x08}.data(), 5, 0);  // mov fs:[rbp + 8], rax
+    ASSERT_TRUE(fs_store.has_value());
+    EXPECT_FALSE(fs_store->store.has_value());
 }

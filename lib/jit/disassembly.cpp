@@ -37,6 +37,24 @@ bool is_wide_vector(x86_reg r) {
     return (r >= X86_REG_YMM0 && r <= X86_REG_YMM31) || (r >= X86_REG_ZMM0 && r <= X86_REG_ZMM31);
 }
 
+// Instructions whose memory operand is an address only: computed (lea), or a
+// hint that touches nothing (the long nops, the prefetches).
+bool names_memory_untouched(unsigned id) {
+    switch (id) {
+    case X86_INS_LEA:
+    case X86_INS_NOP:
+    case X86_INS_PREFETCH:
+    case X86_INS_PREFETCHNTA:
+    case X86_INS_PREFETCHT0:
+    case X86_INS_PREFETCHT1:
+    case X86_INS_PREFETCHT2:
+    case X86_INS_PREFETCHW:
+        return true;
+    default:
+        return false;
+    }
+}
+
 bool in_group(const cs_insn& insn, uint8_t group) {
     for (uint8_t i = 0; i < insn.detail->groups_count; ++i)
         if (insn.detail->groups[i] == group) return true;
@@ -170,12 +188,15 @@ std::optional<Instruction> Disassembler::decode(const uint8_t* bytes, size_t max
     for (uint8_t i = 0; i < x.op_count; ++i) {
         const cs_x86_op& op = x.operands[i];
         if (op.type == X86_OP_REG && is_wide_vector(op.reg)) out.uses_upper = true;
-        // A push's store is implicit (no memory operand); lea names memory it never touches.
-        if (op.type != X86_OP_MEM || insn.id == X86_INS_LEA) continue;
-        const MemoryOperand m{gpr_index(op.mem.base), gpr_index(op.mem.index), op.mem.scale, op.mem.disp, op.size};
+        // A push's store is implicit (no memory operand); lea, the long nops
+        // (`nop dword [rax]`, Xbyak's padding) and the prefetches name memory
+        // they never read or write: a stack count must not depend on what rax holds.
+        if (op.type != X86_OP_MEM || names_memory_untouched(insn.id)) continue;
         // fs- and gs-relative memory (thread-local storage) is neither the stack
         // nor where its registers point: no address to compute from them.
-        if (op.mem.segment != X86_REG_FS && op.mem.segment != X86_REG_GS) out.memory = m;
+        if (op.mem.segment == X86_REG_FS || op.mem.segment == X86_REG_GS) continue;
+        const MemoryOperand m{gpr_index(op.mem.base), gpr_index(op.mem.index), op.mem.scale, op.mem.disp, op.size};
+        out.memory = m;
         if (op.access & CS_AC_WRITE) out.store = m;
     }
     return out;

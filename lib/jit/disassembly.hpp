@@ -46,7 +46,8 @@ struct Instruction {
     uint32_t gprs_written = 0;  // bit per gpr index, implicit writes included (rsp of push/pop)
     std::optional<MemoryOperand> store;  // an explicit memory destination
     // The explicit memory operand, read or written (movs and cmps name two: the
-    // last); none for fs- or gs-relative memory, whose address the registers do not give.
+    // last); none for fs- or gs-relative memory, whose address the registers do
+    // not give, nor where the operand is an address only (lea, long nops, prefetches).
     std::optional<MemoryOperand> memory;
     bool uses_upper = false;  // names a ymm or zmm register: may leave upper halves dirty
     bool clears_upper = false;  // vzeroupper, vzeroall
