@@ -95,6 +95,7 @@ build/benchfp judge --current="$out/normal.json" --cases="$out/normal-step.json"
 build/benchfp judge --current="$out/normal.json" --cases="$out/injected-step.json" --baselines="$out/stepped" --suite=gate \
   --report="$out/stepped-report" > "$out/stepped.judge" 2>&1
 stepped_status=$?
+((stepped_status == 2)) && { cat "$out/stepped.judge"; echo "the stepped judge could not run"; exit 2; }
 # Of the stepped instruction counts in the report: frame's that regressed, frame's, and the other policies' that regressed.
 read -r regressed frame_calls others < <(python3 - "$out/stepped-report/report.json" <<'PY'
 import json, sys

@@ -431,5 +431,16 @@ TEST(CliJudge, SteppedCountsAreHeldToTheBaseline) {
     EXPECT_NE(more.output.find("`kernel/conv/f32/avx2/p1/frame: stepped instructions per call, nops apart` | 921.000 | 901.000"),
               std::string::npos)
         << more.output;
+    // A machine with no baseline: the stepped counts are no callgrind counts, so the hook's
+    // instruction limit does not expect its count (exit 1, "missing", before).
+    // (Another machine's folder only: a folder that holds no suite file at all is bad input.)
+    std::filesystem::create_directories(f.dir / "no-baselines/other-cpu-avx2-2cores");
+    nlohmann::json other = f.baseline;
+    other["fingerprint"]["cpu"] = "Other CPU";
+    std::ofstream(f.dir / "no-baselines/other-cpu-avx2-2cores/alloc.json") << other.dump();
+    const CommandRun unknown = run_benchfp("judge --current=" + d + "current.json --baselines=" + d + "no-baselines --tolerances=" +
+                                           d + "tolerances.json --cases=" + d + "steps.json --report=" + d + "report");
+    EXPECT_EQ(unknown.status, 0) << unknown.output;
+    EXPECT_NE(unknown.output.find("no baseline for this machine"), std::string::npos) << unknown.output;
     std::filesystem::remove_all(f.dir);
 }

@@ -833,10 +833,29 @@ TEST(JudgeCases, SteppedCallsGiveWhatEachPolicyAddsToClobbers) {
               std::string::npos);
     EXPECT_NE(stepped_error(step_record("frame", step_counts(10, 0, 2.5))).find("step.stack_accesses: expected a whole number"),
               std::string::npos);
-    EXPECT_NE(stepped_error(step_record("omit", step_counts(10, 0, 0))).find("spec.frame: 'omit', expected"),
+    EXPECT_NE(stepped_error(step_record("omit", step_counts(10, 0, 1))).find("spec.frame: 'omit', expected"),
               std::string::npos);
     // Past what a baseline's instruction counts may hold: refused here, not recorded into a baseline no judge could read.
-    EXPECT_NE(stepped_error(step_record("frame", step_counts(2e12, 0, 0))).find("step.instructions"), std::string::npos);
+    EXPECT_NE(stepped_error(step_record("frame", step_counts(2e12, 0, 1))).find("step.instructions"), std::string::npos);
+    // A whole call executes its ret (a 0 would be judged 0 / 0, invalid, against an equal baseline).
+    EXPECT_NE(stepped_error(step_record("frame", step_counts(10, 10, 1))).find("step.instructions: no instruction but nops"),
+              std::string::npos);
+    EXPECT_NE(stepped_error(step_record("frame", step_counts(10, 0, 0))).find("step.stack_accesses: 0"), std::string::npos);
+    nlohmann::json no_nops = step_counts(10, 0, 1);
+    no_nops.erase("nops");
+    EXPECT_NE(stepped_error(step_record("frame", no_nops)).find("step: has no \"nops\""), std::string::npos) << stepped_error(step_record("frame", no_nops));
+    // One call counted twice: the same counts are one call, other counts are refused, naming both.
+    const auto twice = [](const nlohmann::json& second) {
+        const nlohmann::json doc = {{"schema", benchfp::report::results_schema},
+                                    {"cases", {step_record("frame", step_counts(10, 0, 1)), second}}};
+        return cases_error(doc.dump());
+    };
+    EXPECT_EQ(twice(step_record("frame", step_counts(10, 0, 1))), "");
+    EXPECT_NE(twice(step_record("frame", step_counts(11, 0, 1)))
+                  .find("kernel/conv/f32/avx2/p1 under frame is counted twice, differently (10 instructions and 0 nops, 1 "
+                        "on the stack; then 11 instructions"),
+              std::string::npos)
+        << twice(step_record("frame", step_counts(11, 0, 1)));
 }
 
 // Names from a results file are text, not Markdown: a kernel named with a `|`,

@@ -68,7 +68,8 @@ void JudgeOptions::add_to(CLI::App& app) {
     // Recording a baseline judges nothing and writes no report: re-runs, and
     // what only a report shows, would go unused (of --cases, the step counts are recorded).
     app.add_flag("--update-baseline", update_baseline,
-                 "record each machine's baseline from --current (into --baselines, or --baseline) instead of judging")
+                 "record each machine's baseline from --current, --instructions and the step records of --cases "
+                 "(into --baselines, or --baseline) instead of judging")
         ->excludes(other_runs)
         ->excludes(rerun)
         ->excludes(rerun_again)

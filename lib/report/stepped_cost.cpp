@@ -1,16 +1,18 @@
 #include "report/stepped_cost.hpp"
 
+#include "report/judge/model.hpp"
+
 #include <iomanip>
 #include <sstream>
+#include <string_view>
 
 namespace benchfp::report {
 
 namespace {
 
-// As the judge's instruction counts (ranges::instructions in judge/model.hpp),
-// which these become: a count past it would be recorded into a baseline that
-// no later judge could read. (10^12 steps at 60k a second take half a year.)
-constexpr Range count_range{0, 1e12};
+// The judge's range for instruction counts, which these become: a count past
+// it would be recorded into a baseline that no later judge could read.
+constexpr Range count_range = ranges::instructions;
 
 std::string group_of(const In& spec) {
     std::ostringstream name;
@@ -28,16 +30,29 @@ void add_stepped(SteppedCosts& costs, const In& record) {
     const auto step = record.find("step");
     if (spec.string_or("mode", "") != "step" || !step || !step->has("stack_accesses")) return;
     if (step->boolean_or("budget_spent", false) || step->number_or("unstepped_calls", 0, count_range) != 0) return;
+    // A record with the stack count has the other two (they came first): one
+    // missing is a damaged record, not a count of 0.
+    for (const char* key : {"instructions", "nops"}) step->at(key);
     SteppedCounts c;
     c.instructions = static_cast<long>(step->whole_number_or("instructions", 0, count_range));
     c.nops = static_cast<long>(step->whole_number_or("nops", 0, count_range));
     c.stack_accesses = static_cast<long>(step->whole_number_or("stack_accesses", 0, count_range));
     if (c.nops > c.instructions) step->at("nops").fail("more nops than instructions");
     if (c.stack_accesses > c.instructions) step->at("stack_accesses").fail("more stack accesses than instructions");
+    // A call stepped whole executes its ret at least: an instruction that is no
+    // nop, and a stack access (a count of 0 would also be judged 0 / 0, invalid).
+    if (c.besides_nops() == 0) step->at("instructions").fail("no instruction but nops: a whole call executes its ret");
+    if (c.stack_accesses == 0) step->at("stack_accesses").fail("0: a whole call executes its ret, a stack access");
     const std::string frame = spec.string("frame");
     if (frame != "clobber" && frame != "preserve" && frame != "frame")
         spec.at("frame").fail("'" + frame + "', expected clobber, preserve or frame");
-    costs[group_of(spec)][frame] = c;
+    // The same code on the same problem counts the same: two records that
+    // differ are not two runs of one build, and the judge would keep either.
+    const auto [it, added] = costs[group_of(spec)].try_emplace(frame, c);
+    if (!added && (it->second.instructions != c.instructions || it->second.nops != c.nops ||
+                   it->second.stack_accesses != c.stack_accesses))
+        step->fail(group_of(spec) + " under " + frame + " is counted twice, differently (" + counts_text(it->second) +
+                   "; then " + counts_text(c) + "): step records of two builds or problems?");
 }
 
 std::vector<std::string> compared_groups(const SteppedCosts& costs) {
@@ -76,15 +91,26 @@ std::vector<std::string> stepped_cost_lines(const SteppedCosts& costs) {
     return lines;
 }
 
+namespace {
+
+constexpr std::string_view stepped_instructions = ": stepped instructions per call, nops apart";
+constexpr std::string_view stepped_stack = ": stepped stack accesses per call";
+
+}  // namespace
+
 std::map<std::string, double> stepped_instruction_counts(const SteppedCosts& costs) {
     std::map<std::string, double> counts;
     for (const auto& [group, policies] : costs)
         for (const auto& [policy, c] : policies) {
-            const std::string id = group + "/" + policy + ": stepped ";
-            counts[id + "instructions per call, nops apart"] = static_cast<double>(c.besides_nops());
-            counts[id + "stack accesses per call"] = static_cast<double>(c.stack_accesses);
+            const std::string id = group + "/" + policy;
+            counts[id + std::string(stepped_instructions)] = static_cast<double>(c.besides_nops());
+            counts[id + std::string(stepped_stack)] = static_cast<double>(c.stack_accesses);
         }
     return counts;
+}
+
+bool is_stepped_count(const std::string& id) {
+    return id.ends_with(stepped_instructions) || id.ends_with(stepped_stack);
 }
 
 }  // namespace benchfp::report

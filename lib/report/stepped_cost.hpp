@@ -37,7 +37,8 @@ using SteppedCosts = std::map<std::string, std::map<std::string, SteppedCounts>>
 // file or of a run, if its call was stepped whole: no budget spent and every
 // call on a stepped thread. Other modes, skipped cases and records written
 // before the counts are passed over. Throws InputError naming the field on a
-// bad count; a policy of a group given twice keeps the last.
+// bad count (a whole call has its ret: no count is 0), and on a policy of a
+// group given twice with other counts.
 void add_stepped(SteppedCosts& costs, const In& record);
 
 // The groups that hold clobber and another policy.
@@ -58,5 +59,7 @@ std::vector<std::string> stepped_cost_lines(const SteppedCosts& costs);
 // (a spill in a loop, a longer prologue) fails the gate in the first run, where
 // time would need the noise to allow it.
 std::map<std::string, double> stepped_instruction_counts(const SteppedCosts& costs);
+// Whether id is one of those.
+bool is_stepped_count(const std::string& id);
 
 }  // namespace benchfp::report

@@ -1,6 +1,7 @@
 #include "report/judge/judge.hpp"
 
 #include "report/judge/stats.hpp"
+#include "report/stepped_cost.hpp"
 
 #include <fnmatch.h>
 
@@ -382,7 +383,8 @@ void count(Judgement& j) {
 
 // What the limits need and the run lacks, with no baseline to say it: a ratio
 // whose rule names its groups, in a group the run has; an instruction limit,
-// when the run has counts at all.
+// when the run has callgrind's counts at all (the stepped counts of --cases
+// are no sign of them).
 RunResults expected_by_limits(const RunResults& current, const Tolerances& t) {
     RunResults expected;
     std::set<std::string> groups;
@@ -391,7 +393,8 @@ RunResults expected_by_limits(const RunResults& current, const Tolerances& t) {
         if (rule.limit > 0)
             for (const std::string& group : rule.groups)
                 if (groups.count(group)) expected.ratios[group + ": " + rule.name] = rule.limit;
-    if (!current.instructions.empty())
+    if (std::any_of(current.instructions.begin(), current.instructions.end(),
+                    [](const auto& count) { return !is_stepped_count(count.first); }))
         for (const auto& [id, limit] : t.instruction_limits) expected.instructions[id] = limit;
     return expected;
 }

@@ -75,7 +75,7 @@ struct RunResults {
     // The records behind an in-run ratio paired directly (each run's interval
     // and A/A control, judge/stats.hpp: compute_ratios), by id.
     std::map<std::string, std::vector<PairedRecord>> ratio_records;
-    std::map<std::string, double> instructions;      // per operation, by id (callgrind)
+    std::map<std::string, double> instructions;      // per operation, by id (callgrind's, and stepped calls')
 };
 
 // What an in-run ratio divides: the variants' times (the default), or their
