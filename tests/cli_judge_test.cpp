@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <ostream>
 #include <string>
 
@@ -431,6 +432,12 @@ TEST(CliJudge, SteppedCountsAreHeldToTheBaseline) {
     EXPECT_NE(more.output.find("`kernel/conv/f32/avx2/p1/frame: stepped instructions per call, nops apart` | 921.000 | 901.000"),
               std::string::npos)
         << more.output;
+    // Each count's row says its unit in report.json, not callgrind's "instructions per operation".
+    std::map<std::string, std::string> units;
+    const auto report = nlohmann::json::parse(std::ifstream(f.dir / "report" / "report.json"));
+    for (const auto& row : report["machines"][0]["rows"]) units[row["id"]] = row["unit"];
+    EXPECT_EQ(units["kernel/conv/f32/avx2/p1/frame: stepped instructions per call, nops apart"], "instructions per call, nops apart");
+    EXPECT_EQ(units["kernel/conv/f32/avx2/p1/clobber: stepped stack accesses per call"], "stack accesses per call");
     // A machine with no baseline: the stepped counts are no callgrind counts, so the hook's
     // instruction limit does not expect its count (exit 1, "missing", before).
     // (Another machine's folder only: a folder that holds no suite file at all is bad input.)

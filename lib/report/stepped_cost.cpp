@@ -113,4 +113,10 @@ bool is_stepped_count(const std::string& id) {
     return id.ends_with(stepped_instructions) || id.ends_with(stepped_stack);
 }
 
+std::string stepped_count_unit(const std::string& id) {
+    if (id.ends_with(stepped_instructions)) return "instructions per call, nops apart";
+    if (id.ends_with(stepped_stack)) return "stack accesses per call";
+    return "";
+}
+
 }  // namespace benchfp::report

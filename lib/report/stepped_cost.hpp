@@ -61,5 +61,9 @@ std::vector<std::string> stepped_cost_lines(const SteppedCosts& costs);
 std::map<std::string, double> stepped_instruction_counts(const SteppedCosts& costs);
 // Whether id is one of those.
 bool is_stepped_count(const std::string& id);
+// The unit of such a count's row ("instructions per call, nops apart" or
+// "stack accesses per call"), or "" for any other id: the report's unit of an
+// instruction row, "instructions per operation", says callgrind's.
+std::string stepped_count_unit(const std::string& id);
 
 }  // namespace benchfp::report

@@ -366,6 +366,8 @@ void judge_instructions(Judgement& j, const RunResults& current, const RunResult
         }
         j.rows.push_back(row);
     }
+    for (Row& r : j.rows)
+        if (r.kind == "instructions") r.unit = stepped_count_unit(r.id);  // "": the kind's unit
 }
 
 void count(Judgement& j) {
