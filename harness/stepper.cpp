@@ -70,7 +70,8 @@ bool on_stack(const Record& r, uint64_t address) { return address >= r.stack_lo 
 // Whether the instruction about to run reads or writes this thread's stack (ThreadSteps::stack_accesses).
 bool accesses_stack(const Record& r, const jit::Instruction& insn, const greg_t* regs) {
     using Kind = jit::Instruction::Kind;
-    if (insn.kind == Kind::push || insn.kind == Kind::pop || insn.kind == Kind::call || insn.kind == Kind::ret)
+    if (insn.kind == Kind::push || insn.kind == Kind::pop || insn.kind == Kind::call || insn.kind == Kind::ret ||
+        insn.implicit_stack)
         return true;
     return insn.memory && on_stack(r, address_of(*insn.memory, regs, insn));
 }

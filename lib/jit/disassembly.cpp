@@ -66,6 +66,12 @@ void classify(const cs_insn& insn, Instruction& out) {
     const auto reg_op = [&](int i) { return x.op_count > i && x.operands[i].type == X86_OP_REG ? gpr_index(x.operands[i].reg) : no_reg; };
     const auto imm_op = [&](int i) { return x.op_count > i && x.operands[i].type == X86_OP_IMM; };
     switch (insn.id) {
+    case X86_INS_PUSHF:
+    case X86_INS_PUSHFQ:
+    case X86_INS_POPF:
+    case X86_INS_POPFQ:
+    case X86_INS_ENTER:
+    case X86_INS_LEAVE: out.implicit_stack = true; return;
     case X86_INS_PUSH: out.kind = Instruction::Kind::push; out.reg = reg_op(0); return;
     case X86_INS_POP: out.kind = Instruction::Kind::pop; out.reg = reg_op(0); return;
     case X86_INS_MOV:

@@ -52,6 +52,9 @@ struct Instruction {
     bool uses_upper = false;  // names a ymm or zmm register: may leave upper halves dirty
     bool clears_upper = false;  // vzeroupper, vzeroall
     bool nop = false;           // nop of any length: the padding before an aligned loop head
+    // Reads or writes the stack through rsp with no operand that says so, and is
+    // no push, pop, call or ret: pushf, popf, enter, leave.
+    bool implicit_stack = false;
 
     bool writes(int gpr) const { return gprs_written >> gpr & 1u; }
 };
