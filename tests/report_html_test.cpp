@@ -201,6 +201,11 @@ TEST(MarkdownReport, MissingBenchmarksAreNamedInTheVerdict) {
               std::string::npos)
         << md;
     EXPECT_NE(render_html(report).find("missing from this run"), std::string::npos);
+    // The ids come from results files: what would end the line or make markup is escaped there too.
+    const RunResults named = run_of({{"g/<b>x|y\n## z", 100}, {"g/c", 100}});
+    const std::string hostile_md = render_markdown({{"abc", "", "today", nullptr, ""}, {{cur, named, "base.json", judge(cur, named, Tolerances{}), ""}}, {}});
+    EXPECT_NE(hostile_md.find("missing from the current run (g/&lt;b&gt;x\\|y ## z)"), std::string::npos) << hostile_md;
+    EXPECT_EQ(hostile_md.find("\n## z"), std::string::npos) << hostile_md;
 }
 
 TEST(FlameGraph, RootAtTheBottomWidthsProportionalLabelsTruncated) {

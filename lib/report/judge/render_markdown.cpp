@@ -281,7 +281,7 @@ std::string render_markdown(const Report& report) {
     md << "\n\n*Triggered By:* " << (c.triggered_by.empty() ? "not said" : markdown_text(c.triggered_by))
        << "\n\n*Tag Predicate:* `ALL` (every benchmark of the runs given)\n\n*Date:* " << markdown_text(c.date)
        << "\n\n*Judged by:* " << build_text(c.build) << "\n\n*Machines:* " << report.machines.size()
-       << "\n\n*Verdict:* " << (report.failed() ? "**" : "") << verdict_text(report) << (report.failed() ? "** :x:" : "")
+       << "\n\n*Verdict:* " << (report.failed() ? "**" : "") << markdown_text(verdict_text(report)) << (report.failed() ? "** :x:" : "")
        << "\n\n## Results\n\n" << meaning << "\n\n";
     for (const MachineJudgement& m : report.machines) machine_results(md, m, report.machines.size() > 1);
     if (!report.cases.sources.empty() || !report.cases.untested_isas.empty()) md << render_cases_markdown(report.cases) << "\n";
