@@ -14,6 +14,8 @@ namespace {
 
 constexpr size_t shown_chains = 5, shown_culprits = 10;
 
+std::string cell_code(const std::string& text) { return report::markdown_code_span(text, report::MarkdownPlace::table_cell); }
+
 void tally_row(std::ostringstream& md, const std::string& label, const AuditTally& t) {
     md << "| " << report::markdown_text(label) << " | " << t.tally.jit() << " | " << t.tally.full << " | " << t.tally.skipped_caller << " | "
        << t.tally.broken << " | " << t.tally.prologue << " | " << percent(t.tally.full, t.tally.judged()) << " | "
@@ -87,14 +89,14 @@ std::string render_audit_markdown(const AuditReport& r) {
     if (!r.broken_chains.empty()) {
         md << "\n## Most frequent broken chains\n\n| samples | chain (innermost first) |\n| --- | --- |\n";
         for (size_t i = 0; i < std::min(shown_chains, r.broken_chains.size()); ++i)
-            md << "| " << r.broken_chains[i].second << " | `" << report::markdown_code(r.broken_chains[i].first) << "` |\n";
+            md << "| " << r.broken_chains[i].second << " | " << cell_code(r.broken_chains[i].first) << " |\n";
         md << "\n## Culprits: where the chain broke\n\n"
            << "| region | offset | broken samples | instruction | rbp last written by | rbp held | example rbp |\n"
            << "| --- | --- | --- | --- | --- | --- | --- |\n";
         for (size_t i = 0; i < std::min(shown_culprits, r.culprits.size()); ++i) {
             const Culprit& c = r.culprits[i];
-            md << "| " << report::markdown_text(c.region) << " | +" << hex(c.offset) << " | " << c.count << " | `"
-               << report::markdown_code(c.instruction) << "` | `" << report::markdown_code(c.rbp_written_by) << "` | "
+            md << "| " << report::markdown_text(c.region) << " | +" << hex(c.offset) << " | " << c.count << " | "
+               << cell_code(c.instruction) << " | " << cell_code(c.rbp_written_by) << " | "
                << most_common(c.rbp) << " | " << hex(c.example_rbp) << " |\n";
         }
         if (r.culprits.size() > shown_culprits)

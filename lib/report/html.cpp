@@ -39,17 +39,17 @@ std::string markdown_text(std::string_view text) {
     return out;
 }
 
-std::string markdown_code(std::string_view text) {
+std::string markdown_code(std::string_view text, MarkdownPlace place) {
     std::string out;
     out.reserve(text.size());
     for (char ch : text) {
-        if (ch == '|') out += "\\|";
+        if (ch == '|' && place == MarkdownPlace::table_cell) out += "\\|";
         else if (ch == '`') out += '\'';
         else out += control(ch) ? ' ' : ch;
     }
     return out;
 }
 
-std::string markdown_code_span(std::string_view text) { return '`' + markdown_code(text) + '`'; }
+std::string markdown_code_span(std::string_view text, MarkdownPlace place) { return '`' + markdown_code(text, place) + '`'; }
 
 }  // namespace benchfp::report

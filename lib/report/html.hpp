@@ -14,10 +14,15 @@ std::string escape_html(std::string_view text);  // & < > " ' as entities
 // entities (markup otherwise), and `|` is escaped (it would end a table cell).
 // Quotes stay (escape_html's &#39; would show in a Markdown reader).
 std::string markdown_text(std::string_view text);
+// Where a code span stands: a table cell, where a `|` ends the cell unless
+// escaped (GFM reads the table's `\|` before the span), or a line of its own (a
+// list item), where no escape is read inside a span and `\|` would show as written.
+enum class MarkdownPlace { table_cell, line };
 // The same inside a code span: no entities there (they would show as
-// written), a backtick becomes a quote (it would end the span).
-std::string markdown_code(std::string_view text);
+// written), a backtick becomes a quote (it would end the span), a `|` is
+// escaped in a table cell.
+std::string markdown_code(std::string_view text, MarkdownPlace place);
 // That code span itself, backticks around it: "`text`".
-std::string markdown_code_span(std::string_view text);
+std::string markdown_code_span(std::string_view text, MarkdownPlace place);
 
 }  // namespace benchfp::report

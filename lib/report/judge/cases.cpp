@@ -111,7 +111,7 @@ std::string render_cases_markdown(const CaseSummary& s) {
         md << "\n### Unwind rates (full chains / judged JIT samples)\n\n"
            << "| kernel | ISA | frame | expected | full / judged | unwind rate |\n|---|---|---|---|---|---|\n";
         for (const auto& [key, r] : s.unwind)
-            md << "| " << markdown_code_span(std::get<0>(key)) << " | " << markdown_text(std::get<1>(key)) << " | "
+            md << "| " << markdown_code_span(std::get<0>(key), MarkdownPlace::table_cell) << " | " << markdown_text(std::get<1>(key)) << " | "
                << markdown_text(std::get<2>(key)) << " | " << markdown_text(r.expected) << " | " << r.full << " / " << r.judged << " | "
                << (r.judged ? fixed(double(r.full) / r.judged, 3) : std::string("-")) << (r.passed ? "" : " :x:")
                << " |\n";
@@ -122,7 +122,7 @@ std::string render_cases_markdown(const CaseSummary& s) {
         for (const std::string& group : groups) {
             const auto& policies = s.stepped.at(group);
             const SteppedCounts& clobber = policies.at("clobber");
-            md << "| " << markdown_code_span(group) << " | " << counts_text(clobber);
+            md << "| " << markdown_code_span(group, MarkdownPlace::table_cell) << " | " << counts_text(clobber);
             for (const char* policy : {"frame", "preserve"}) {
                 const auto it = policies.find(policy);
                 md << " | " << (it == policies.end() ? "-" : difference_text(it->second, clobber));
@@ -132,7 +132,7 @@ std::string render_cases_markdown(const CaseSummary& s) {
     }
     if (!s.failed.empty()) {
         md << "\n### Failed cases\n\n";
-        for (const std::string& line : s.failed) md << "- " << markdown_code_span(line) << "\n";
+        for (const std::string& line : s.failed) md << "- " << markdown_code_span(line, MarkdownPlace::line) << "\n";
     }
     return md.str();
 }

@@ -88,7 +88,7 @@ void benchmark_table(std::ostringstream& md, const Judgement& j) {
     for (const auto& [id, rows] : by_benchmark) {
         const bool show = (rows.first && significant(*rows.first)) || (rows.second && significant(*rows.second));
         if (!show) continue;
-        md << "| " << markdown_code_span(id) << " | " << (rows.first ? cell(*rows.first) : "") << " | "
+        md << "| " << markdown_code_span(id, MarkdownPlace::table_cell) << " | " << (rows.first ? cell(*rows.first) : "") << " | "
            << (rows.second ? cell(*rows.second) : "") << " |\n";
     }
 }
@@ -114,7 +114,7 @@ void ratio_table(std::ostringstream& md, const Judgement& j) {
     for (const Row& r : j.rows) {
         if ((r.kind != "ratio" && r.kind != "instructions") || !significant(r)) continue;
         const std::string change = std::isnan(r.ratio) ? "-" : fixed(r.ratio) + " (" + fixed(100 * r.tolerance, 0) + "%)";
-        md << "| " << markdown_code_span(r.id) << " | " << fixed(r.current) << " | " << (std::isnan(r.baseline) ? "-" : fixed(r.baseline))
+        md << "| " << markdown_code_span(r.id, MarkdownPlace::table_cell) << " | " << fixed(r.current) << " | " << (std::isnan(r.baseline) ? "-" : fixed(r.baseline))
            << " | " << change << " | " << (r.limit > 0 ? fixed(r.limit) : "none") << " | " << ratio_verdict(r) << " |\n";
     }
 }
@@ -190,7 +190,7 @@ void frame_cost_table(std::ostringstream& md, const RunResults& current) {
     for (const auto& entry : by_problem) {
         const std::map<std::string, std::string>& cells = entry.second;  // not a structured binding: lambdas capture it
         auto value = [&](const char* column) { return cells.count(column) ? cells.at(column) : std::string("-"); };
-        md << "| " << markdown_code_span(entry.first) << " | " << value("frame / clobber") << " | " << value("preserve / clobber") << " | "
+        md << "| " << markdown_code_span(entry.first, MarkdownPlace::table_cell) << " | " << value("frame / clobber") << " | " << value("preserve / clobber") << " | "
            << value("A/A") << " |\n";
     }
 }
@@ -210,7 +210,7 @@ void footprint_section(std::ostringstream& md, const Judgement& j) {
     for (size_t i = 0; i < table.allocators.size(); ++i) md << "----|";
     md << "----|\n";
     for (const FootprintTable::Line& line : table.lines) {
-        md << "| " << markdown_code_span(line.workload) << " |";
+        md << "| " << markdown_code_span(line.workload, MarkdownPlace::table_cell) << " |";
         for (const std::string& a : table.allocators) {
             const auto it = line.figures.find(a);
             md << " " << (it == line.figures.end() ? std::string("-") : fixed(it->second, 1)) << " |";
@@ -242,7 +242,7 @@ void group_list(std::ostringstream& md, const Report& report) {
     for (const MachineJudgement& m : report.machines)
         for (const auto& [name, _] : m.current.benchmarks) groups.insert(split_benchmark_name(name).first);
     md << "## Benchmark Group List\n\nHere's a list of all the benchmark groups executed by this job:\n\n";
-    for (const std::string& g : groups) md << "- " << markdown_code_span(g) << "\n";
+    for (const std::string& g : groups) md << "- " << markdown_code_span(g, MarkdownPlace::line) << "\n";
     md << "\n";
 }
 
