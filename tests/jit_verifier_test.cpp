@@ -274,9 +274,10 @@ TEST(StepSession, StopsSteppingAThreadAtItsBudget) {
     EXPECT_TRUE(threads.front().budget_spent);
 }
 
-// Stack accesses and nops are counted per stepped instruction, exactly: five
+// Stack accesses and nops are counted per stepped instruction, exactly: seven
 // instructions on the stack added to a body (a push and a pop, a store, a load
-// and an add from a stack slot, one of them a vector's) count five more, a
+// and an add from a stack slot, one of them a vector's, a pushf and a popf,
+// which name no operand) count seven more, a
 // 7-byte nop one nop, and three loads elsewhere, one through rbp (clobber's
 // first register, data here), count none.
 alignas(32) uint64_t vector_words[4] = {};

@@ -56,7 +56,7 @@ struct Row {
     bool fails() const;       // regression, over_limit, missing or invalid
     bool baseline_over_limit() const { return limit > 0 && baseline > limit; }
     double lo = NAN, hi = NAN;  // the current value's 95% interval, where it has one (merged runs: their hull, see note)
-    std::string unit;           // where it is not its kind's (a ratio of footprints), else ""
+    std::string unit;           // where it is not its kind's (a ratio of footprints, a stepped call's counts), else ""
     size_t interval_runs = 0;   // the runs lo and hi come from: 1, a 95% interval; more, the hull of theirs; 0, none
 };
 

@@ -1,7 +1,7 @@
 // The JSON report (schema benchfp.judgement/3, results/schemas/judgement.schema.json):
 // the build, then per machine its fingerprint, its baseline's and every row with
 // its verdict. A row's current and baseline are in its kind's unit (`units`),
-// except where the row says its own (a ratio of footprints).
+// except where the row says its own (a ratio of footprints, a stepped call's counts).
 #include "report/judge/render.hpp"
 
 #include "report/judge/stats.hpp"
