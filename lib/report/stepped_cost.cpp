@@ -49,8 +49,7 @@ void add_stepped(SteppedCosts& costs, const In& record) {
     // The same code on the same problem counts the same: two records that
     // differ are not two runs of one build, and the judge would keep either.
     const auto [it, added] = costs[group_of(spec)].try_emplace(frame, c);
-    if (!added && (it->second.instructions != c.instructions || it->second.nops != c.nops ||
-                   it->second.stack_accesses != c.stack_accesses))
+    if (!added && it->second != c)
         step->fail(group_of(spec) + " under " + frame + " is counted twice, differently (" + counts_text(it->second) +
                    "; then " + counts_text(c) + "): step records of two builds or problems?");
 }
@@ -114,8 +113,9 @@ bool is_stepped_count(const std::string& id) {
 }
 
 std::string stepped_count_unit(const std::string& id) {
-    if (id.ends_with(stepped_instructions)) return "instructions per call, nops apart";
-    if (id.ends_with(stepped_stack)) return "stack accesses per call";
+    constexpr std::string_view stepped = ": stepped ";  // what the ids add before their unit
+    for (const std::string_view suffix : {stepped_instructions, stepped_stack})
+        if (id.ends_with(suffix)) return std::string(suffix.substr(stepped.size()));
     return "";
 }
 

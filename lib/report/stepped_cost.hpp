@@ -27,6 +27,7 @@ namespace benchfp::report {
 struct SteppedCounts {
     long instructions = 0, nops = 0, stack_accesses = 0;
     long besides_nops() const { return instructions - nops; }
+    bool operator==(const SteppedCounts&) const = default;
 };
 
 // By group, "kernel/<kernel>/<alg>/<isa>/<problem>" (then "@<N>t" above one

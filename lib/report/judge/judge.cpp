@@ -351,23 +351,29 @@ void judge_ratios(Judgement& j, const RunResults& current, const RunResults& bas
 // ratio to its baseline says nothing (0 / 0 read as an invalid value), so its
 // limit alone judges it, with its baseline shown beside it. The counts it is
 // the difference of are judged against their baselines.
+// An instruction count's row, in its own unit where it is a stepped call's
+// ("": the kind's, callgrind's instructions per operation).
+Row instructions_row(const std::string& id, const double* current, const double* baseline, double tolerance, double limit) {
+    Row row = judged(id, "instructions", current, baseline, tolerance, limit);
+    row.unit = stepped_count_unit(id);
+    return row;
+}
+
 void judge_instructions(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
     for (const std::string& id : keys_of(current.instructions, baseline.instructions)) {
         const double* limit = find_in(t.instruction_limits, id);
         const double* base = find_in(baseline.instructions, id);
         if (!limit || *limit <= 0) {  // 0: no limit (model.hpp)
-            j.rows.push_back(judged(id, "instructions", find_in(current.instructions, id), base, t.instructions, 0));
+            j.rows.push_back(instructions_row(id, find_in(current.instructions, id), base, t.instructions, 0));
             continue;
         }
-        Row row = judged(id, "instructions", find_in(current.instructions, id), nullptr, t.instructions, *limit);
+        Row row = instructions_row(id, find_in(current.instructions, id), nullptr, t.instructions, *limit);
         if (base) {
             row.baseline = *base;
             if (row.verdict == RowVerdict::added) row.verdict = RowVerdict::invariant, row.note = "judged by its limit";
         }
         j.rows.push_back(row);
     }
-    for (Row& r : j.rows)
-        if (r.kind == "instructions") r.unit = stepped_count_unit(r.id);  // "": the kind's unit
 }
 
 void count(Judgement& j) {
@@ -434,7 +440,7 @@ Judgement judge_limits_only(const RunResults& current, const Tolerances& t) {
             j.rows.back().unit = ratio_unit(rule_of(t, id));
         }
     for (const auto& [id, limit] : expected.instructions)
-        if (!current.instructions.count(id)) j.rows.push_back(judged(id, "instructions", nullptr, &limit, t.instructions, limit));
+        if (!current.instructions.count(id)) j.rows.push_back(instructions_row(id, nullptr, &limit, t.instructions, limit));
     for (Row& r : j.rows) {
         if (r.verdict != RowVerdict::missing) continue;
         r.note = "its limit needs it, and this run does not have it";
