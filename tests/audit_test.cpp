@@ -1,8 +1,10 @@
 // The audit's pieces without a process: /proc parsers, the "anywhere" caller
 // rule, JIT region discovery, what rbp held, the disassembly of culprits,
-// and the JIT profile's refusal to follow or clobber files.
+// the oneDNN comparison's table rows, and the JIT profile's refusal to follow
+// or clobber files.
 #include "audit/audit_analysis.hpp"
 #include "audit/disasm.hpp"
+#include "audit/onednn_compare.hpp"
 #include "jit_profile.hpp"
 #include "usage_error.hpp"
 #include "perf/process.hpp"
@@ -12,9 +14,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
+#include <vector>
 
 using namespace benchfp;
 using benchfp::perf::Verdict;
@@ -123,4 +128,34 @@ TEST(JitProfile, NeverFollowsNorClobbersAnExistingFile) {
     EXPECT_EQ(content, "precious\n");
     std::filesystem::remove(path);
     std::filesystem::remove(target);
+}
+
+// The comparison's rows take a thread's name from the process and the culprit
+// from its disassembly: a `|`, a backtick or a line break in either stays in
+// its cell (10 cells a row, one row a thread).
+TEST(AuditOnednnComparison, NamesFromTheProcessStayInTheirCells) {
+    harness::AuditReport r;
+    r.pid = 100;
+    r.threads[100].tally.full = 3;
+    r.threads[101].tally.broken = 2;
+    r.thread_names[101] = "work|er`1\n# heading";
+    harness::Culprit c;
+    c.rbp_written_by = "mov rbp, `x|y`";
+    c.rbp["zero|small"] = 2;
+    r.culprits.push_back(c);
+    const std::string rows = harness::onednn_comparison_rows("onednn-sgemm", r);
+    std::istringstream lines(rows);
+    std::string line;
+    int count = 0;
+    while (std::getline(lines, line)) {
+        ++count;
+        std::vector<size_t> bounds;  // the unescaped pipes
+        for (size_t i = 0; i < line.size(); ++i)
+            if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) bounds.push_back(i);
+        ASSERT_EQ(bounds.size(), 11u) << line;
+        // The culprit's cell holds one code span, whole: its two backticks.
+        const std::string culprit = line.substr(bounds[9] + 1, bounds[10] - bounds[9] - 1);
+        EXPECT_EQ(std::count(culprit.begin(), culprit.end(), '`'), 2) << culprit;
+    }
+    EXPECT_EQ(count, 2) << rows;
 }

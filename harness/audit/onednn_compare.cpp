@@ -3,6 +3,7 @@
 #include "audit/audit_render.hpp"
 #include "audit/audit_run.hpp"
 #include "report/file.hpp"
+#include "report/html.hpp"
 
 #include <unistd.h>
 
@@ -36,23 +37,28 @@ std::vector<Subject> subjects(uint64_t delay_ms, uint64_t duration_ms) {
     return out;
 }
 
-// One row per thread that had JIT samples; the top culprit is the process's.
-void rows(std::ostringstream& md, const std::string& name, const AuditReport& r) {
-    const std::string culprit = r.culprits.empty() ? "-"
-                                                   : "`" + r.culprits[0].rbp_written_by + "` (rbp: " +
-                                                         r.culprits[0].rbp.begin()->first + ")";
-    if (r.threads.empty()) md << "| " << name << " | - | 0 | | | | | - | - | - |\n";
+}  // namespace
+
+std::string onednn_comparison_rows(const std::string& name, const AuditReport& r) {
+    using report::MarkdownPlace;
+    const std::string culprit =
+        r.culprits.empty() ? "-"
+                           : report::markdown_code_span(r.culprits[0].rbp_written_by, MarkdownPlace::table_cell) +
+                                 " (rbp: " + report::markdown_text(r.culprits[0].rbp.begin()->first) + ")";
+    const std::string program = report::markdown_text(name);
+    std::ostringstream md;
+    if (r.threads.empty()) md << "| " << program << " | - | 0 | | | | | - | - | - |\n";
     for (const auto& [tid, t] : r.threads) {
         const std::string thread = tid == static_cast<uint32_t>(r.pid) ? "main" : "thread " + std::to_string(tid);
         const auto comm = r.thread_names.find(tid);
-        md << "| " << name << " | " << thread << (comm != r.thread_names.end() ? " (" + comm->second + ")" : "")
-           << " | " << t.tally.jit() << " | " << t.tally.full << " | " << t.tally.skipped_caller << " | "
-           << t.tally.broken << " | " << t.tally.prologue << " | " << percent(t.tally.full, t.tally.judged()) << " | "
+        md << "| " << program << " | "
+           << report::markdown_text(thread + (comm != r.thread_names.end() ? " (" + comm->second + ")" : "")) << " | "
+           << t.tally.jit() << " | " << t.tally.full << " | " << t.tally.skipped_caller << " | " << t.tally.broken
+           << " | " << t.tally.prologue << " | " << percent(t.tally.full, t.tally.judged()) << " | "
            << percent(t.reached_start, t.tally.jit()) << " | " << culprit << " |\n";
     }
+    return md.str();
 }
-
-}  // namespace
 
 int run_onednn_comparison(AuditRequest request, uint64_t delay_ms, const std::string& report_dir) {
     // bar, foo: the callers every thread of both programs runs the code under
@@ -61,7 +67,9 @@ int run_onednn_comparison(AuditRequest request, uint64_t delay_ms, const std::st
     std::ostringstream md;
     md << "# What a fleet profiler sees: oneDNN next to benchfp's kernels\n\n"
        << "Each program audited from outside for " << request.duration_ms << " ms after " << delay_ms
-       << " ms, every thread, expecting `" << comma_list(request.expect) << "` above the JIT frame.\n\n"
+       << " ms, every thread, expecting "
+       << report::markdown_code_span(comma_list(request.expect), report::MarkdownPlace::line)
+       << " above the JIT frame.\n\n"
        << "| program | thread | JIT samples | full | skipped-caller | broken | prologue | unwind rate | "
           "reaches main/thread start | most broken samples: rbp last written by (what rbp held) |\n"
        << "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
@@ -78,7 +86,7 @@ int run_onednn_comparison(AuditRequest request, uint64_t delay_ms, const std::st
     for (const Subject& s : programs) {
         std::cerr << "benchfp audit: " << s.name << " ...\n";
         const AuditReport report = audit_started(s.argv, delay_ms, request);
-        rows(md, s.name, report);
+        md << onednn_comparison_rows(s.name, report);
         for (report::NamedText& file : audit_report_texts(report))
             files.push_back({report_dir + "/" + s.name + "/" + file.name, std::move(file.text)});
     }
