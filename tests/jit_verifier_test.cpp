@@ -345,3 +345,32 @@ TEST(Disassembler, NamesTheMemoryOperandAnInstructionTouches) {
     ASSERT_TRUE(fs_store.has_value());
     EXPECT_FALSE(fs_store->store.has_value());
 }
+
+// The instructions that read or write the stack with no operand that names it:
+// the step handler counts them as stack accesses (harness/stepper.cpp). push,
+// pop, call and ret have kinds of their own; these have none.
+TEST(Disassembler, FlagsTheInstructionsThatTouchTheStackWithoutNamingIt) {
+    const jit::Disassembler d;
+    auto implicit = [&](std::vector<uint8_t> bytes) {
+        const auto insn = d.decode(bytes.data(), bytes.size(), 0x1000);
+        EXPECT_TRUE(insn.has_value());
+        return insn && insn->implicit_stack;
+    };
+    EXPECT_TRUE(implicit({0xc8, 0x10, 0x00, 0x00}));  // enter 16, 0
+    EXPECT_TRUE(implicit({0xc9}));                    // leave
+    EXPECT_TRUE(implicit({0x9c}));                    // pushfq
+    EXPECT_TRUE(implicit({0x66, 0x9c}));              // pushf (16-bit)
+    EXPECT_TRUE(implicit({0x9d}));                    // popfq
+    // Far transfers: their return address is CS and RIP on the stack.
+    EXPECT_TRUE(implicit({0xcb}));              // retf
+    EXPECT_TRUE(implicit({0xca, 0x08, 0x00}));  // retf 8
+    EXPECT_TRUE(implicit({0x48, 0xcb}));        // retfq
+    EXPECT_TRUE(implicit({0xcf}));              // iretd
+    EXPECT_TRUE(implicit({0x48, 0xcf}));        // iretq
+    EXPECT_TRUE(implicit({0xff, 0x1f}));        // call far [rdi]
+    // Not: no stack, or one an operand names.
+    EXPECT_FALSE(implicit({0x90}));              // nop
+    EXPECT_FALSE(implicit({0x48, 0x89, 0xd8}));  // mov rax, rbx
+    EXPECT_FALSE(implicit({0xff, 0x2f}));        // jmp far [rdi]: reads [rdi], pushes nothing
+    EXPECT_FALSE(implicit({0x50}));              // push rax: Kind::push
+}

@@ -71,7 +71,14 @@ void classify(const cs_insn& insn, Instruction& out) {
     case X86_INS_POPF:
     case X86_INS_POPFQ:
     case X86_INS_ENTER:
-    case X86_INS_LEAVE: out.implicit_stack = true; return;
+    case X86_INS_LEAVE:
+    // Far transfers: CS and RIP (and RFLAGS, RSP and SS for iret) on the stack.
+    case X86_INS_RETF:
+    case X86_INS_RETFQ:
+    case X86_INS_IRET:
+    case X86_INS_IRETD:
+    case X86_INS_IRETQ:
+    case X86_INS_LCALL: out.implicit_stack = true; return;
     case X86_INS_PUSH: out.kind = Instruction::Kind::push; out.reg = reg_op(0); return;
     case X86_INS_POP: out.kind = Instruction::Kind::pop; out.reg = reg_op(0); return;
     case X86_INS_MOV:

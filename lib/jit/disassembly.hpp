@@ -53,7 +53,8 @@ struct Instruction {
     bool clears_upper = false;  // vzeroupper, vzeroall
     bool nop = false;           // nop of any length: the padding before an aligned loop head
     // Reads or writes the stack through rsp with no operand that says so, and is
-    // no push, pop, call or ret: pushf, popf, enter, leave.
+    // no push, pop, call or ret: pushf, popf, enter, leave, and the far
+    // transfers (retf, iret, far call), whose return address is CS and RIP.
     bool implicit_stack = false;
 
     bool writes(int gpr) const { return gprs_written >> gpr & 1u; }
