@@ -438,6 +438,7 @@ TEST(CliJudge, SteppedCountsAreHeldToTheBaseline) {
     for (const auto& row : report["machines"][0]["rows"]) units[row["id"]] = row["unit"];
     EXPECT_EQ(units["kernel/conv/f32/avx2/p1/frame: stepped instructions per call, nops apart"], "instructions per call, nops apart");
     EXPECT_EQ(units["kernel/conv/f32/avx2/p1/clobber: stepped stack accesses per call"], "stack accesses per call");
+    EXPECT_EQ(units["hook"], "instructions per operation") << "callgrind's count keeps its own unit";
     // A machine with no baseline: the stepped counts are no callgrind counts, so the hook's
     // instruction limit does not expect its count (exit 1, "missing", before).
     // (Another machine's folder only: a folder that holds no suite file at all is bad input.)
