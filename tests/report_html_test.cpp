@@ -206,6 +206,10 @@ TEST(MarkdownReport, MissingBenchmarksAreNamedInTheVerdict) {
     const std::string hostile_md = render_markdown({{"abc", "", "today", nullptr, ""}, {{cur, named, "base.json", judge(cur, named, Tolerances{}), ""}}, {}});
     EXPECT_NE(hostile_md.find("missing from the current run (g/&lt;b&gt;x\\|y ## z)"), std::string::npos) << hostile_md;
     EXPECT_EQ(hostile_md.find("\n## z"), std::string::npos) << hostile_md;
+    // The verdict line is bold: an id's `*` would end the bold, a backtick open a code span.
+    const RunResults marked = run_of({{"g/**x`y\\", 100}, {"g/c", 100}});
+    const std::string marked_md = render_markdown({{"abc", "", "today", nullptr, ""}, {{cur, marked, "base.json", judge(cur, marked, Tolerances{}), ""}}, {}});
+    EXPECT_NE(marked_md.find("missing from the current run (g/\\*\\*x\\`y\\\\)"), std::string::npos) << marked_md;
 }
 
 TEST(FlameGraph, RootAtTheBottomWidthsProportionalLabelsTruncated) {

@@ -33,6 +33,12 @@ std::string markdown_text(std::string_view text) {
         case '>': out += "&gt;"; break;
         case '&': out += "&amp;"; break;
         case '|': out += "\\|"; break;
+        // Backslash escapes: a backtick would open a code span, an asterisk
+        // emphasis (or end the bold verdict line around the text), and a
+        // backslash of the text's own would escape what follows it.
+        case '`':
+        case '*':
+        case '\\': out += '\\'; out += ch; break;
         default: out += control(ch) ? ' ' : ch;
         }
     }

@@ -11,7 +11,8 @@ std::string escape_html(std::string_view text);  // & < > " ' as entities
 // Text from outside (a command line, a thread's name, a CPU model, a symbol)
 // as one line of Markdown text: control characters become spaces (a line
 // break would start a heading or a table of its own), `<`, `>` and `&` become
-// entities (markup otherwise), and `|` is escaped (it would end a table cell).
+// entities (markup otherwise), and `|` is escaped (it would end a table cell),
+// as are a backtick, `*` and a backslash (a code span, emphasis, an escape).
 // Quotes stay (escape_html's &#39; would show in a Markdown reader).
 std::string markdown_text(std::string_view text);
 // Where a code span stands: a table cell, where a `|` ends the cell unless
