@@ -73,7 +73,10 @@ bool accesses_stack(const Record& r, const jit::Instruction& insn, const greg_t*
     if (insn.kind == Kind::push || insn.kind == Kind::pop || insn.kind == Kind::call || insn.kind == Kind::ret ||
         insn.implicit_stack)
         return true;
-    return insn.memory && on_stack(r, address_of(*insn.memory, regs, insn));
+    // Every operand: movs and cmps name two, and either may be the one on the stack.
+    for (const jit::MemoryOperand& m : insn.memory_operands())
+        if (on_stack(r, address_of(m, regs, insn))) return true;
+    return false;
 }
 
 // Rules on the instruction about to run: calls aligned, stores not below the red

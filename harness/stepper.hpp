@@ -45,7 +45,8 @@ struct ThreadSteps {
     uint64_t steps = 0;    // instructions executed in the JIT region
     // Of those, the ones that read or write this thread's stack: push, pop,
     // call, ret, pushf, popf, enter, leave, the far transfers (retf, iret, far
-    // call), and those whose memory operand lies in the stack. Counted
+    // call), and those with a memory operand in the stack (either of the two
+    // that movs and cmps name). Counted
     // exactly, so two policies' counts show what a frame costs a call (its
     // link, and the spills of a GPR pool without rbp) where timing cannot.
     uint64_t stack_accesses = 0;

@@ -4,6 +4,7 @@
 // or clobber files.
 #include "audit/audit_analysis.hpp"
 #include "audit/disasm.hpp"
+#include "audit/audit_render.hpp"
 #include "audit/onednn_compare.hpp"
 #include "jit_profile.hpp"
 #include "usage_error.hpp"
@@ -158,4 +159,26 @@ TEST(AuditOnednnComparison, NamesFromTheProcessStayInTheirCells) {
         EXPECT_EQ(std::count(culprit.begin(), culprit.end(), '`'), 2) << culprit;
     }
     EXPECT_EQ(count, 2) << rows;
+}
+
+// What rbp held is named from the process's mappings (a path): in the audit's
+// culprits table it stays in its cell as the instruction does (7 cells a row).
+TEST(AuditReportMarkdown, WhatRbpHeldStaysInItsCell) {
+    harness::AuditReport r;
+    r.pid = 100;
+    r.samples = r.jit_samples = 3;
+    harness::Culprit c;
+    c.region = "jit";
+    c.count = 3;
+    c.instruction = "mov rax, [rbp]";
+    c.rbp["pointer into /tmp/a|b`c"] = 3;
+    r.culprits.push_back(c);
+    r.broken_chains.push_back({"jit;main", 3});
+    const std::string md = harness::render_audit_markdown(r);
+    const size_t row = md.find("| jit | +");
+    ASSERT_NE(row, std::string::npos) << md;
+    const std::string line = md.substr(row, md.find('\n', row) - row);
+    size_t bounds = 0;
+    for (size_t i = 0; i < line.size(); ++i) bounds += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+    EXPECT_EQ(bounds, 8u) << line;
 }

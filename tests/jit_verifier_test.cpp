@@ -9,10 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 using namespace benchfp;
 namespace step = benchfp::harness::step;
@@ -274,10 +276,11 @@ TEST(StepSession, StopsSteppingAThreadAtItsBudget) {
     EXPECT_TRUE(threads.front().budget_spent);
 }
 
-// Stack accesses and nops are counted per stepped instruction, exactly: seven
+// Stack accesses and nops are counted per stepped instruction, exactly: nine
 // instructions on the stack added to a body (a push and a pop, a store, a load
 // and an add from a stack slot, one of them a vector's, a pushf and a popf,
-// which name no operand) count seven more, a
+// which name no operand, a movsq and a cmpsq with only one of their two
+// operands on the stack) count nine more, a
 // 7-byte nop one nop, and three loads elsewhere, one through rbp (clobber's
 // first register, data here), count none.
 alignas(32) uint64_t vector_words[4] = {};
@@ -300,6 +303,13 @@ TEST(StepSession, CountsTheInstructionsThatTouchTheStackAndTheNops) {
             g.pop(rax);
             g.pushf();  // no operand names the stack
             g.popf();
+            // movsq: [rdi] on the stack (the red zone), [rsi] the argument; cmpsq the other way round.
+            g.mov(rsi, g.data);
+            g.lea(rdi, ptr[rsp - 16]);
+            g.movsq();
+            g.lea(rsi, ptr[rsp - 16]);
+            g.mov(rdi, g.data);
+            g.cmpsq();
             g.nop(7);
         };
     };
@@ -312,34 +322,45 @@ TEST(StepSession, CountsTheInstructionsThatTouchTheStackAndTheNops) {
     EXPECT_GT(a.stack_accesses, 0u) << "the prologue's pushes and the ret";
     EXPECT_EQ(b.steps - a.steps, 3u);
     EXPECT_EQ(b.stack_accesses, a.stack_accesses) << "a load off the stack was counted";
-    EXPECT_EQ(c.steps - b.steps, 8u);
-    EXPECT_EQ(c.stack_accesses - b.stack_accesses, 7u);
+    EXPECT_EQ(c.steps - b.steps, 14u);
+    EXPECT_EQ(c.stack_accesses - b.stack_accesses, 9u);
     EXPECT_EQ(c.nops - b.nops, 1u);
     EXPECT_EQ(b.nops, a.nops);
 }
 
-// The decoder's memory operand, which the stack count reads: a load and a store
-// name one, lea names none (it touches no memory), and an fs-relative load
-// (thread-local storage) none either: its registers do not give its address.
-TEST(Disassembler, NamesTheMemoryOperandAnInstructionTouches) {
+// The decoder's memory operands, which the stack count reads: a load and a store
+// name one, movs and cmps two, lea none (it touches no memory), and an
+// fs-relative load (thread-local storage) none either: its registers do not give its address.
+TEST(Disassembler, NamesTheMemoryOperandsAnInstructionTouches) {
     const jit::Disassembler d;
     auto memory_of = [&](std::vector<uint8_t> bytes) {
         const auto insn = d.decode(bytes.data(), bytes.size(), 0x1000);
         EXPECT_TRUE(insn.has_value());
-        return insn ? insn->memory : std::nullopt;
+        return insn ? std::vector<jit::MemoryOperand>(insn->memory_operands().begin(), insn->memory_operands().end())
+                    : std::vector<jit::MemoryOperand>{};
     };
     const auto load = memory_of({0x48, 0x8b, 0x44, 0x24, 0xf8});  // mov rax, [rsp - 8]
-    ASSERT_TRUE(load.has_value());
-    EXPECT_EQ(load->base, jit::reg_rsp);
-    EXPECT_EQ(load->disp, -8);
-    EXPECT_TRUE(memory_of({0x48, 0x01, 0x07}).has_value());                     // add [rdi], rax
-    EXPECT_FALSE(memory_of({0x48, 0x8d, 0x44, 0x24, 0xf8}).has_value());        // lea rax, [rsp - 8]
-    EXPECT_FALSE(memory_of({0x64, 0x48, 0x8b, 0x44, 0x24, 0xf8}).has_value());  // mov rax, fs:[rsp - 8]
+    ASSERT_EQ(load.size(), 1u);
+    EXPECT_EQ(load[0].base, jit::reg_rsp);
+    EXPECT_EQ(load[0].disp, -8);
+    EXPECT_EQ(memory_of({0x48, 0x01, 0x07}).size(), 1u);                     // add [rdi], rax
+    EXPECT_TRUE(memory_of({0x48, 0x8d, 0x44, 0x24, 0xf8}).empty());          // lea rax, [rsp - 8]
+    EXPECT_TRUE(memory_of({0x64, 0x48, 0x8b, 0x44, 0x24, 0xf8}).empty());    // mov rax, fs:[rsp - 8]
+    // Both of a string instruction's operands, whichever order Capstone gives them in.
+    const auto bases = [&](std::vector<uint8_t> bytes) {
+        std::vector<int> out;
+        for (const jit::MemoryOperand& m : memory_of(std::move(bytes))) out.push_back(m.base);
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    const std::vector<int> rsi_rdi = {rsi.getIdx(), rdi.getIdx()};  // jit's register numbers are Xbyak's
+    EXPECT_EQ(bases({0x48, 0xa5}), rsi_rdi);  // movsq [rdi], [rsi]
+    EXPECT_EQ(bases({0x48, 0xa7}), rsi_rdi);  // cmpsq [rsi], [rdi]
     EXPECT_TRUE(d.decode(std::vector<uint8_t>{0x0f, 0x1f, 0x44, 0x00, 0x00}.data(), 5, 0)->nop);  // nop dword [rax+rax]
     // Addresses only: Xbyak's long nops and the prefetches touch nothing, whatever rax holds.
-    EXPECT_FALSE(memory_of({0x0f, 0x1f, 0x44, 0x00, 0x00}).has_value());  // nop dword [rax+rax]
-    EXPECT_FALSE(memory_of({0x0f, 0x18, 0x08}).has_value());              // prefetcht0 [rax]
-    EXPECT_FALSE(memory_of({0x0f, 0x0d, 0x08}).has_value());              // prefetchw [rax]
+    EXPECT_TRUE(memory_of({0x0f, 0x1f, 0x44, 0x00, 0x00}).empty());  // nop dword [rax+rax]
+    EXPECT_TRUE(memory_of({0x0f, 0x18, 0x08}).empty());              // prefetcht0 [rax]
+    EXPECT_TRUE(memory_of({0x0f, 0x0d, 0x08}).empty());              // prefetchw [rax]
     // An fs-relative store is no store through its registers either.
     const auto fs_store = d.decode(std::vector<uint8_t>{0x64, 0x48, 0x89, 0x45, 0x08}.data(), 5, 0);  // mov fs:[rbp + 8], rax
     ASSERT_TRUE(fs_store.has_value());

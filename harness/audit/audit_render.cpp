@@ -17,22 +17,12 @@ constexpr size_t shown_chains = 5, shown_culprits = 10;
 std::string cell_code(const std::string& text) { return report::markdown_code_span(text, report::MarkdownPlace::table_cell); }
 
 void tally_row(std::ostringstream& md, const std::string& label, const AuditTally& t) {
-    md << "| " << report::markdown_text(label) << " | " << t.tally.jit() << " | " << t.tally.full << " | " << t.tally.skipped_caller << " | "
-       << t.tally.broken << " | " << t.tally.prologue << " | " << percent(t.tally.full, t.tally.judged()) << " | "
-       << percent(t.reached_start, t.tally.jit()) << " |\n";
+    md << "| " << report::markdown_text(label) << " | " << tally_cells(t) << " |\n";
 }
 
 const char* tally_header =
     " | JIT samples | full | skipped-caller | broken | prologue | unwind rate | reaches main/thread start |\n"
     "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
-
-std::string most_common(const std::map<std::string, uint64_t>& m) {
-    std::string best;
-    uint64_t n = 0;
-    for (const auto& [k, v] : m)
-        if (v > n) best = k, n = v;
-    return best + (m.size() > 1 ? " (+" + std::to_string(m.size() - 1) + " other kinds)" : "");
-}
 
 nlohmann::json tally_json(const AuditTally& t) {
     const double rate = t.tally.unwind_rate();
@@ -43,6 +33,22 @@ nlohmann::json tally_json(const AuditTally& t) {
 }
 
 }  // namespace
+
+std::string most_common(const std::map<std::string, uint64_t>& kinds) {
+    std::string best;
+    uint64_t n = 0;
+    for (const auto& [k, v] : kinds)
+        if (v > n) best = k, n = v;
+    return best + (kinds.size() > 1 ? " (+" + std::to_string(kinds.size() - 1) + " other kinds)" : "");
+}
+
+std::string tally_cells(const AuditTally& t) {
+    std::ostringstream cells;
+    cells << t.tally.jit() << " | " << t.tally.full << " | " << t.tally.skipped_caller << " | " << t.tally.broken << " | "
+          << t.tally.prologue << " | " << percent(t.tally.full, t.tally.judged()) << " | "
+          << percent(t.reached_start, t.tally.jit());
+    return cells.str();
+}
 
 std::string percent(uint64_t part, uint64_t whole) {
     if (!whole) return "-";
@@ -97,7 +103,7 @@ std::string render_audit_markdown(const AuditReport& r) {
             const Culprit& c = r.culprits[i];
             md << "| " << report::markdown_text(c.region) << " | +" << hex(c.offset) << " | " << c.count << " | "
                << cell_code(c.instruction) << " | " << cell_code(c.rbp_written_by) << " | "
-               << most_common(c.rbp) << " | " << hex(c.example_rbp) << " |\n";
+               << report::markdown_text(most_common(c.rbp)) << " | " << hex(c.example_rbp) << " |\n";
         }
         if (r.culprits.size() > shown_culprits)
             md << "\n(" << r.culprits.size() - shown_culprits << " more offsets in report.json)\n";

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,11 @@ namespace benchfp::harness {
 // "12.5%" of part over whole, "-" when whole is 0; "a, b, c".
 std::string percent(uint64_t part, uint64_t whole);
 std::string comma_list(const std::vector<std::string>& items);
+// The kind with the most samples, "zero (+2 other kinds)" (what rbp held at a culprit).
+std::string most_common(const std::map<std::string, uint64_t>& kinds);
+// A tally's seven Markdown table cells, "|"-separated without the outer bars:
+// JIT samples, full, skipped-caller, broken, prologue, unwind rate, reaches the start.
+std::string tally_cells(const AuditTally& tally);
 
 std::string render_audit_markdown(const AuditReport& report);
 nlohmann::json render_audit_json(const AuditReport& report);

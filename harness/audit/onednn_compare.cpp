@@ -44,7 +44,7 @@ std::string onednn_comparison_rows(const std::string& name, const AuditReport& r
     const std::string culprit =
         r.culprits.empty() ? "-"
                            : report::markdown_code_span(r.culprits[0].rbp_written_by, MarkdownPlace::table_cell) +
-                                 " (rbp: " + report::markdown_text(r.culprits[0].rbp.begin()->first) + ")";
+                                 " (rbp: " + report::markdown_text(most_common(r.culprits[0].rbp)) + ")";
     const std::string program = report::markdown_text(name);
     std::ostringstream md;
     if (r.threads.empty()) md << "| " << program << " | - | 0 | | | | | - | - | - |\n";
@@ -53,9 +53,7 @@ std::string onednn_comparison_rows(const std::string& name, const AuditReport& r
         const auto comm = r.thread_names.find(tid);
         md << "| " << program << " | "
            << report::markdown_text(thread + (comm != r.thread_names.end() ? " (" + comm->second + ")" : "")) << " | "
-           << t.tally.jit() << " | " << t.tally.full << " | " << t.tally.skipped_caller << " | " << t.tally.broken
-           << " | " << t.tally.prologue << " | " << percent(t.tally.full, t.tally.judged()) << " | "
-           << percent(t.reached_start, t.tally.jit()) << " | " << culprit << " |\n";
+           << tally_cells(t) << " | " << culprit << " |\n";
     }
     return md.str();
 }

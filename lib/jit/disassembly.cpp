@@ -142,6 +142,15 @@ std::optional<Instruction> decode_unknown_evex(const uint8_t* code, uint64_t add
     return out;
 }
 
+// One more of the instruction's memory operands. The array holds all that x86
+// can name (two); a third would be a decoder we do not know, and dropping it
+// would make the stack count miss accesses without a word.
+void add_memory_operand(Instruction& out, const MemoryOperand& m) {
+    if (out.memory_count == out.memory.size())
+        throw std::runtime_error("Capstone: '" + out.text + "' names more than two memory operands");
+    out.memory[out.memory_count++] = m;
+}
+
 }  // namespace
 
 const char* gpr_name(int reg) {
@@ -209,7 +218,7 @@ std::optional<Instruction> Disassembler::decode(const uint8_t* bytes, size_t max
         // nor where its registers point: no address to compute from them.
         if (op.mem.segment == X86_REG_FS || op.mem.segment == X86_REG_GS) continue;
         const MemoryOperand m{gpr_index(op.mem.base), gpr_index(op.mem.index), op.mem.scale, op.mem.disp, op.size};
-        out.memory = m;
+        add_memory_operand(out, m);
         if (op.access & CS_AC_WRITE) out.store = m;
     }
     return out;

@@ -3,10 +3,12 @@
 // the frame verifier and the single-step checks need: how control leaves the
 // instruction, which general registers it writes, the stack operations that
 // move rsp, and the memory it stores to. Capstone types stay in the .cpp.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace benchfp::jit {
@@ -45,10 +47,14 @@ struct Instruction {
     uint64_t target = 0;     // jump/branch/direct call
     uint32_t gprs_written = 0;  // bit per gpr index, implicit writes included (rsp of push/pop)
     std::optional<MemoryOperand> store;  // an explicit memory destination
-    // The explicit memory operand, read or written (movs and cmps name two: the
-    // last); none for fs- or gs-relative memory, whose address the registers do
-    // not give, nor where the operand is an address only (lea, long nops, prefetches).
-    std::optional<MemoryOperand> memory;
+    // The explicit memory operands, read or written, in Capstone's order: one
+    // for most, two for movs and cmps ([rsi] and [rdi], either of which may be
+    // the stack); none for fs- or gs-relative memory, whose address the
+    // registers do not give, nor where the operand is an address only (lea,
+    // long nops, prefetches). No x86 instruction names more than two.
+    std::array<MemoryOperand, 2> memory = {};
+    uint8_t memory_count = 0;
+    std::span<const MemoryOperand> memory_operands() const { return {memory.data(), memory_count}; }
     bool uses_upper = false;  // names a ymm or zmm register: may leave upper halves dirty
     bool clears_upper = false;  // vzeroupper, vzeroall
     bool nop = false;           // nop of any length: the padding before an aligned loop head
