@@ -202,14 +202,20 @@ TEST(MarkdownReport, MissingBenchmarksAreNamedInTheVerdict) {
         << md;
     EXPECT_NE(render_html(report).find("missing from this run"), std::string::npos);
     // The ids come from results files: what would end the line or make markup is escaped there too.
-    const RunResults named = run_of({{"g/<b>x|y\n## z", 100}, {"g/c", 100}});
-    const std::string hostile_md = render_markdown({{"abc", "", "today", nullptr, ""}, {{cur, named, "base.json", judge(cur, named, Tolerances{}), ""}}, {}});
+    // One baseline id missing from the current run (g/c), rendered.
+    const auto missing_md = [&](const std::string& id) {
+        const RunResults named = run_of({{id, 100}, {"g/c", 100}});
+        return render_markdown({{"abc", "", "today", nullptr, ""}, {{cur, named, "base.json", judge(cur, named, Tolerances{}), ""}}, {}});
+    };
+    const std::string hostile_md = missing_md("g/<b>x|y\n## z");
     EXPECT_NE(hostile_md.find("missing from the current run (g/&lt;b&gt;x\\|y ## z)"), std::string::npos) << hostile_md;
     EXPECT_EQ(hostile_md.find("\n## z"), std::string::npos) << hostile_md;
     // The verdict line is bold: an id's `*` would end the bold, a backtick open a code span.
-    const RunResults marked = run_of({{"g/**x`y\\", 100}, {"g/c", 100}});
-    const std::string marked_md = render_markdown({{"abc", "", "today", nullptr, ""}, {{cur, marked, "base.json", judge(cur, marked, Tolerances{}), ""}}, {}});
+    const std::string marked_md = missing_md("g/**x`y\\");
     EXPECT_NE(marked_md.find("missing from the current run (g/\\*\\*x\\`y\\\\)"), std::string::npos) << marked_md;
+    // An underscore next to a space or punctuation would make emphasis too; one inside a word (snake_case) cannot.
+    const std::string underscored_md = missing_md("g/_x_ snake_case");
+    EXPECT_NE(underscored_md.find("missing from the current run (g/\\_x\\_ snake_case)"), std::string::npos) << underscored_md;
 }
 
 TEST(FlameGraph, RootAtTheBottomWidthsProportionalLabelsTruncated) {

@@ -12,7 +12,8 @@ std::string escape_html(std::string_view text);  // & < > " ' as entities
 // as one line of Markdown text: control characters become spaces (a line
 // break would start a heading or a table of its own), `<`, `>` and `&` become
 // entities (markup otherwise), and `|` is escaped (it would end a table cell),
-// as are a backtick, `*` and a backslash (a code span, emphasis, an escape).
+// as are a backtick, `*` and a backslash (a code span, emphasis, an escape),
+// and `_` where it could start or end emphasis (not between letters or digits).
 // Quotes stay (escape_html's &#39; would show in a Markdown reader).
 std::string markdown_text(std::string_view text);
 // Where a code span stands: a table cell, where a `|` ends the cell unless
