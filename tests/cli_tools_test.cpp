@@ -140,6 +140,15 @@ TEST(CliJsonSchemas, EveryOutputMatchesItsSchemaAndAChangedOneDoesNot) {
     expect_schema_holds("alloc-profile", alloc, [](nlohmann::json& d) { d["totals"].erase("inuse_space"); });
     expect_schema_holds("judgement", report + "/report.json",
                         [](nlohmann::json& d) { d["machines"][0]["rows"][0]["unit"] = "furlongs"; });
+    // An instruction row's unit follows its id: a stepped count given callgrind's unit does not match.
+    expect_schema_holds("judgement", report + "/report.json", [](nlohmann::json& d) {
+        for (nlohmann::json& row : d["machines"][0]["rows"])
+            if (row["id"].get<std::string>().ends_with(": stepped stack accesses per call")) {
+                row["unit"] = "instructions per operation";
+                return;
+            }
+        ADD_FAILURE() << "no stepped stack count in the report";
+    });
     for (const auto& entry : std::filesystem::directory_iterator(std::string(BENCHFP_SOURCE_DIR) + "/results/baselines"))
         for (const auto& file : std::filesystem::directory_iterator(entry.path()))
             expect_schema_holds("baseline", file.path().string(), [](nlohmann::json& d) {
