@@ -131,6 +131,16 @@ TEST(JitProfile, NeverFollowsNorClobbersAnExistingFile) {
     std::filesystem::remove(target);
 }
 
+namespace {
+// Where a Markdown table row's cells end: its unescaped pipes.
+std::vector<size_t> cell_bounds(const std::string& row) {
+    std::vector<size_t> bounds;
+    for (size_t i = 0; i < row.size(); ++i)
+        if (row[i] == '|' && (i == 0 || row[i - 1] != '\\')) bounds.push_back(i);
+    return bounds;
+}
+}  // namespace
+
 // The comparison's rows take a thread's name from the process and the culprit
 // from its disassembly: a `|`, a backtick or a line break in either stays in
 // its cell (10 cells a row, one row a thread).
@@ -150,9 +160,7 @@ TEST(AuditOnednnComparison, NamesFromTheProcessStayInTheirCells) {
     int count = 0;
     while (std::getline(lines, line)) {
         ++count;
-        std::vector<size_t> bounds;  // the unescaped pipes
-        for (size_t i = 0; i < line.size(); ++i)
-            if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) bounds.push_back(i);
+        const std::vector<size_t> bounds = cell_bounds(line);
         ASSERT_EQ(bounds.size(), 11u) << line;
         // The culprit's cell holds one code span, whole: its two backticks.
         const std::string culprit = line.substr(bounds[9] + 1, bounds[10] - bounds[9] - 1);
@@ -178,7 +186,5 @@ TEST(AuditReportMarkdown, WhatRbpHeldStaysInItsCell) {
     const size_t row = md.find("| jit | +");
     ASSERT_NE(row, std::string::npos) << md;
     const std::string line = md.substr(row, md.find('\n', row) - row);
-    size_t bounds = 0;
-    for (size_t i = 0; i < line.size(); ++i) bounds += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
-    EXPECT_EQ(bounds, 8u) << line;
+    EXPECT_EQ(cell_bounds(line).size(), 8u) << line;
 }
