@@ -190,6 +190,28 @@ TEST_P(CliFamily, UnwindBatchPinsEveryPolicy) {
                        {" failed:0", "broken:0)", "skipped-caller:0 broken:0", "full:0/"});
 }
 
+// gemm's B panels at avx512 from 3 to 16 A panels: read in place or copied, as
+// the FMA rate here chooses (families/gemm/gemm_workload.cpp); each way forced,
+// so both are checked on any host with avx512, at 1 and 2 threads (split by N).
+TEST(CliGemm, BPanelsInPlaceAndCopiedBothPassCorrectness) {
+    std::string why;
+    if (!benchfp::jit::isa_usable(benchfp::jit::Isa::avx512, std::nullopt, &why)) GTEST_SKIP() << why;
+    for (const char* way : {"in-place", "copied", "measured"})
+        for (const char* threads : {"1", "2"}) {
+            const CommandRun run = run_benchfp(
+                std::string("kernel --mode=corr --kernel=gemm --isa=avx512 --frame=clobber --threads=") + threads +
+                    " m36n64k33beta0.5 m100n70k257beta0.5 m192n96k40",
+                std::string("BENCHFP_GEMM_B_PANELS=") + way);
+            EXPECT_EQ(run.status, 0) << way << " " << threads << "\n" << run.output;
+            EXPECT_NE(run.output.find("tests:3 passed:3 "), std::string::npos) << way << "\n" << run.output;
+        }
+    const CommandRun bad = run_benchfp("kernel --mode=corr --kernel=gemm --isa=avx512 m36n64k33", "BENCHFP_GEMM_B_PANELS=sideways");
+    EXPECT_EQ(bad.status, 2) << bad.output;
+    EXPECT_NE(bad.output.find("BENCHFP_GEMM_B_PANELS 'sideways' is not one of measured, in-place, copied"),
+              std::string::npos)
+        << bad.output;
+}
+
 // Every instruction: the static verifier, one stepped call per case (every
 // thread of a parallel section too) and the ABI rules, on every ISA and policy.
 TEST_P(CliFamily, StepBatchPassesVerifyStepAndAbi) {

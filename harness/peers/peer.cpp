@@ -5,6 +5,7 @@
 #include "page_aligned.hpp"
 #include "parallel.hpp"
 
+#include <chrono>
 #include <cstring>
 
 namespace benchfp::harness {
@@ -47,6 +48,25 @@ std::unique_ptr<Peer> make_copy_peer(size_t bytes) { return std::make_unique<Cop
 std::unique_ptr<Peer> make_fma_peak_peer(jit::Isa isa, int threads, double& flops_per_run) {
     flops_per_run = threads * FmaPeakPeer::iterations * jit::fma_peak_flops_per_iteration(isa);
     return std::make_unique<FmaPeakPeer>(isa, threads);
+}
+
+double fma_peak_rate(jit::Isa isa) {
+    // A run is descheduled or slowed, never sped up: the best of 5 is the rate.
+    // Called directly, not through benchfp_call_jit: step and abi modes make
+    // that call step or probe its kernel, and this loop is no case's.
+    constexpr size_t iterations = 50000;
+    constexpr int runs = 5;
+    const auto kernel = jit::make_fma_peak_kernel(isa);
+    const jit::KernelFn fn = kernel->entry();
+    jit::FmaPeakArgs args{iterations};
+    double best_seconds = 0;
+    for (int run = 0; run < runs; ++run) {
+        const auto start = std::chrono::steady_clock::now();
+        fn(&args);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (run == 0 || seconds < best_seconds) best_seconds = seconds;
+    }
+    return iterations * jit::fma_peak_flops_per_iteration(isa) / best_seconds;
 }
 
 }  // namespace benchfp::harness

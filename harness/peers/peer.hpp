@@ -31,4 +31,9 @@ std::unique_ptr<Peer> make_copy_peer(size_t bytes);
 // reference. Sets the flops one run does (all threads together).
 std::unique_ptr<Peer> make_fma_peak_peer(jit::Isa isa, int threads, double& flops_per_run);
 
+// The same loop's rate on the calling thread, flops per second: the best of a
+// few short runs (about 2 ms in all at avx512 on a Zen 4 guest). For choices
+// that depend on how fast an ISA's FMAs are on this CPU (gemm's B panels).
+double fma_peak_rate(jit::Isa isa);
+
 }  // namespace benchfp::harness

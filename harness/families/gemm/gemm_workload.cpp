@@ -2,6 +2,7 @@
 
 #include "families/family.hpp"
 #include "peers/onednn.hpp"
+#include "peers/peer.hpp"
 #include "quoted.hpp"
 #include "usage_error.hpp"
 
@@ -126,7 +127,40 @@ static size_t in_place_max_m_panels(size_t nr) { return nr >= 32 ? 16 : 2; }
 // packed by blocks; m16n4096k1024 (two panels) 1.40-1.42 in place, 2.10-2.13
 // copied (with the 12 x 32 tile, before avx512 took 16 x 16 tiles at M <= 16):
 // a panel used by two tiles does not repay its copy.
-constexpr size_t straight_max_m_panels = 2;
+//
+// Where 512-bit FMAs run at the 256-bit rate (each split in two halves, as on
+// Zen 4), a tile takes twice as long per byte of B, the refetches hide behind
+// it, and the copy does not repay itself: avx512 m64n1024k1024 on the Zen 4
+// guest, three processes of each build in turn (`--vs=onednn,peak
+// --max-ms-per-prb=1000`), 1 thread: 1.19-1.20 ms in place, 1.32-1.42 copied,
+// 1.28-1.29 packed by blocks (0.94x copied to 1.04x oneDNN in place); 2
+// threads: 0.600-0.604, 0.659-0.665 and 0.654-0.657. There the tiles read B in
+// place up to in_place_max_m_panels. Which rate the FMAs have is measured
+// (fma_peak_rate: Zen 4 avx512 at about the avx2 rate, Zen 5 at twice it), not
+// looked up by CPU model, as BLIS's per-microarchitecture blocksizes are.
+// BENCHFP_GEMM_B_PANELS=in-place or copied sets the choice (so that a test
+// checks both ways on any host); unset or "measured", the rate chooses. Read
+// when gemm cases are expanded (validate_case), so a bad value is bad usage.
+enum class BPanels { measured, in_place, copied };
+static BPanels b_panels_setting() {
+    const char* env = std::getenv("BENCHFP_GEMM_B_PANELS");
+    const std::string way = env ? env : "measured";
+    if (way == "measured") return BPanels::measured;
+    if (way == "in-place") return BPanels::in_place;
+    if (way == "copied") return BPanels::copied;
+    throw UsageError("BENCHFP_GEMM_B_PANELS " + quoted_token(way) + " is not one of measured, in-place, copied");
+}
+static bool zmm_b_panels_in_place() {
+    const BPanels setting = b_panels_setting();
+    if (setting != BPanels::measured) return setting == BPanels::in_place;
+    static const bool zmm_at_ymm_rate = fma_peak_rate(jit::Isa::avx512) < 1.5 * fma_peak_rate(jit::Isa::avx2);
+    return zmm_at_ymm_rate;
+}
+static size_t straight_max_m_panels(size_t nr) {
+    constexpr size_t copied_beyond = 2;
+    if (nr < 32) return copied_beyond;  // the 16-column tile: in_place_max_m_panels is 2 there
+    return zmm_b_panels_in_place() ? in_place_max_m_panels(nr) : copied_beyond;
+}
 
 // Where B is one panel (N at most the tile's 16 columns), each A panel serves one
 // tile: packing it would read and write all of A for one use. The kernel reads
@@ -190,7 +224,8 @@ GemmWorkload::GemmWorkload(const KernelCase& c)
       kc_(tile_.mr == 16 && !a_in_place_ ? kc_block_b_streamed : kc_block),  // see kc_block_b_streamed
       split_(split_threads(m_panels_,
                            (std::min(nc_block, shape_.n) + tile_.nr - 1) / tile_.nr, c.threads,
-                           in_place_max_m_panels(tile_.nr))) {
+                           in_place_max_m_panels(tile_.nr))),
+      straight_max_m_panels_(straight_max_m_panels(tile_.nr)) {
     a_.resize(shape_.m * shape_.k);
     b_.resize(shape_.k * shape_.n);
     c_.resize(shape_.m * shape_.n);
@@ -246,7 +281,7 @@ jit::GemmArgs GemmWorkload::b_panel(const Block& blk, size_t q, float* panel) co
     }
     const float* b = &b_[blk.pc * shape_.n + blk.jc + q * nr];
     const size_t n_valid = std::min(nr, blk.nc - q * nr);
-    if (n_valid == nr && m_panels_ <= straight_max_m_panels) {
+    if (n_valid == nr && m_panels_ <= straight_max_m_panels_) {
         args.b = b;
         args.ldb = shape_.n * 4;
         return args;
@@ -409,6 +444,12 @@ std::string random_problem(const std::string&, std::mt19937& rng) {
     return "m" + std::to_string(m) + "n" + std::to_string(n) + "k" + std::to_string(k) + (with_beta ? "beta0.5" : "");
 }
 
+// The problem, and the family's setting from the environment.
+void validate_case(const std::string&, const std::string& problem, const std::string& where) {
+    parse_gemm_problem(problem, where);
+    b_panels_setting();
+}
+
 // A, B, C and C's initial copy; corr adds the reference (float) and two doubles per element of C.
 double bytes_needed(const KernelCase& c) {
     const GemmShape s = parse_gemm_problem(c.problem, "problem");
@@ -429,7 +470,7 @@ Family gemm_family() {
             isas_where(jit::gemm_supports),
             "m<M>n<N>k<K>[beta<B>] like m1024n1024k1024 or m7n33k5beta0.5",
             build,
-            validate_with<parse_gemm_problem>,
+            validate_case,
             make<GemmWorkload>,
             random_problem,
             true,

@@ -59,6 +59,7 @@ private:
     size_t m_panels_;  // MR-row panels of A, the last one maybe partial
     size_t kc_;        // K block
     ThreadSplit split_;
+    size_t straight_max_m_panels_;  // B panels read in place, not copied, up to this many A panels (see b_panel)
     FloatBuffer a_, b_, c_, c_initial_;
     mutable FloatBuffer b_packed_;
     mutable std::vector<FloatBuffer> a_packed_;  // one per thread
