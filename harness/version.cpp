@@ -1,5 +1,7 @@
 #include "version.hpp"
 
+#include "git_commit.hpp"  // generated at build time (cmake/git_commit_stamp.cmake)
+
 #include <dnnl.h>
 #include <perfmon/pfmlib.h>
 #include <xbyak/xbyak.h>

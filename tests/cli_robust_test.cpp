@@ -81,6 +81,16 @@ TEST(CliRobust, ThreadsThatCannotStartFailTheCaseWithoutHanging) {
 
 TEST(CliRobust, VersionPrintsWithoutAborting) { expect_run(run_benchfp("--version"), 0, {"commit: ", "onednn: "}); }
 
+// The commit is stamped when the binary is built, not when CMake configured the
+// build directory: a build after a commit or an edit names it (-dirty included).
+// Built from this tree just before the tests run, it names what git says now.
+TEST(CliRobust, VersionNamesTheCommitTheBinaryWasBuiltFrom) {
+    const CommandRun git = run_shell(std::string("git -C ") + BENCHFP_SOURCE_DIR +
+                                     " describe --always --dirty --abbrev=12 2>/dev/null || echo unknown");
+    const std::string commit = git.output.substr(0, git.output.find('\n'));
+    expect_run(run_benchfp("--version"), 0, {("commit: " + commit + "\n").c_str()});
+}
+
 TEST(CliRobust, WriteErrorsAreStatus2WithThePath) {
     expect_run(run_benchfp("kernel --mode=corr --json=/dev/full 1024"), 2, {"/dev/full", "No space left"});
     expect_run(run_shell(std::string("(") + BENCHFP_BIN + " kernel --mode=list 64 > /dev/full)"), 2,
