@@ -53,11 +53,12 @@ public:
         // and cols are not values: they are col_bytes / 4 and row_bytes / 4. So
         // at avx2 and avx512 every policy keeps every value in a register, and
         // at sse41 (the scratch area's pointer takes one) preserve and frame
-        // spill the batches left, read twice per batch. When each loop had values
-        // of its own, preserve and frame read the band's first row (avx2) or the
-        // tile's column (sse41) from the stack per tile: stepped nchw2nhwc
-        // 2x64x8x8, frame made 60 stack accesses a call more than clobber at
-        // avx2 and 152 at sse41, now 3 and 6 (AMD EPYC Zen 4 guest).
+        // spill the batches left, tested and decremented once a batch. When
+        // each loop had values of its own, preserve and frame read the band's
+        // first row (avx2) or the tile's column (sse41) from the stack per
+        // tile: stepped nchw2nhwc 2x64x8x8, frame made 60 stack accesses a call
+        // more than clobber at avx2 and 152 at sse41, now 2 and 6 (AMD EPYC
+        // Zen 4 guest).
         row_end_ = pool.take("row end: the band's (whole tiles) or the tile's (4 x 4 blocks)");
         band_or_c_end_ = pool.take("the band's first row (whole tiles) or the tile's column end (4 x 4 blocks)");
         tile_r_ = pool.take("tile's first row (4 x 4 blocks)");
