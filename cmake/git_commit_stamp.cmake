@@ -4,7 +4,9 @@
 # or an edit names that commit, -dirty included. The header is rewritten only
 # when the text changes, so an unchanged commit recompiles nothing.
 # Usage: cmake -DSOURCE_DIR=... -DOUT=... -P git_commit_stamp.cmake
-execute_process(COMMAND git -C "${SOURCE_DIR}" describe --always --dirty --abbrev=12
+# safe.directory: a checkout owned by another user (a build under sudo) is
+# still read, as the build reads its sources.
+execute_process(COMMAND git -c "safe.directory=${SOURCE_DIR}" -C "${SOURCE_DIR}" describe --always --dirty --abbrev=12
   OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 if(NOT commit)
   set(commit unknown)

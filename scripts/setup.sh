@@ -19,6 +19,7 @@ packages=(
   luajit  # a JIT that is neither benchfp's nor oneDNN's, for the audit tests
   clang libclang-rt-14-dev  # scripts/fuzz.sh: the libFuzzer targets, with ASan and UBSan
   valgrind  # instruction counts of the allocator hook (scripts/alloc_hook_instructions.sh)
+  git  # the commit every build stamps into `benchfp --version` (cmake/git_commit_stamp.cmake)
   libjemalloc-dev libmimalloc-dev libgoogle-perftools-dev  # the allocator gate's peers (bench/alloc_gate.cpp)
 )
 

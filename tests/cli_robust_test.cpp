@@ -81,14 +81,38 @@ TEST(CliRobust, ThreadsThatCannotStartFailTheCaseWithoutHanging) {
 
 TEST(CliRobust, VersionPrintsWithoutAborting) { expect_run(run_benchfp("--version"), 0, {"commit: ", "onednn: "}); }
 
-// The commit is stamped when the binary is built, not when CMake configured the
-// build directory: a build after a commit or an edit names it (-dirty included).
-// Built from this tree just before the tests run, it names what git says now.
-TEST(CliRobust, VersionNamesTheCommitTheBinaryWasBuiltFrom) {
-    const CommandRun git = run_shell(std::string("git -C ") + BENCHFP_SOURCE_DIR +
-                                     " describe --always --dirty --abbrev=12 2>/dev/null || echo unknown");
-    const std::string commit = git.output.substr(0, git.output.find('\n'));
-    expect_run(run_benchfp("--version"), 0, {("commit: " + commit + "\n").c_str()});
+// The commit is stamped at every build (cmake/git_commit_stamp.cmake), not read
+// once when CMake configures: in a repository of its own, the script names each
+// new commit and a -dirty tree, and leaves its header untouched (so nothing
+// recompiles) while the commit stays the same.
+TEST(CliRobust, TheCommitStampFollowsEveryCommitAndRewritesOnlyOnChange) {
+    const benchfp::test::ScratchDir dir("benchfp_stamp_");
+    const std::string repo = (dir.path() / "repo").string(), header = (dir.path() / "commit.hpp").string();
+    const std::string git = "git -C " + repo + " -c user.name=t -c user.email=t@t -c commit.gpgsign=false ";
+    const std::string stamp = "cmake -DSOURCE_DIR=" + repo + " -DOUT=" + header + " -P " + BENCHFP_SOURCE_DIR +
+                              "/cmake/git_commit_stamp.cmake";
+    const auto head = [&] {
+        const CommandRun run = run_shell(git + "rev-parse --short=12 HEAD");
+        return run.output.substr(0, run.output.find('\n'));
+    };
+    const auto stamped = [&] {
+        std::ifstream in(header);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    ASSERT_EQ(run_shell("git init -q " + repo + " && echo a > " + repo + "/f && " + git + "add f && " + git +
+                        "commit -q -m one").status,
+              0);
+    ASSERT_EQ(run_shell(stamp).status, 0);
+    EXPECT_NE(stamped().find("#define BENCHFP_GIT_COMMIT \"" + head() + "\""), std::string::npos) << stamped();
+    const auto first_write = std::filesystem::last_write_time(header);
+    ASSERT_EQ(run_shell(stamp).status, 0);  // the same commit: not rewritten
+    EXPECT_EQ(std::filesystem::last_write_time(header), first_write);
+    ASSERT_EQ(run_shell("echo b > " + repo + "/f && " + git + "commit -q -am two").status, 0);
+    ASSERT_EQ(run_shell(stamp).status, 0);
+    EXPECT_NE(stamped().find("#define BENCHFP_GIT_COMMIT \"" + head() + "\""), std::string::npos) << stamped();
+    ASSERT_EQ(run_shell("echo c > " + repo + "/f").status, 0);
+    ASSERT_EQ(run_shell(stamp).status, 0);
+    EXPECT_NE(stamped().find("#define BENCHFP_GIT_COMMIT \"" + head() + "-dirty\""), std::string::npos) << stamped();
 }
 
 TEST(CliRobust, WriteErrorsAreStatus2WithThePath) {

@@ -2,8 +2,10 @@
 // on every ISA the host has and every frame policy: tails of every length, edge
 // tiles, padding, and the shapes that spill GPRs.
 #include "families/family.hpp"
+#include "families/gemm/gemm_workload.hpp"
 #include "families/reduce/reduce_reference.hpp"
 #include "families/workload.hpp"
+#include "usage_error.hpp"
 #include "kernel/kernel_cases.hpp"
 #include "peers/onednn.hpp"
 
@@ -244,6 +246,21 @@ TEST(OnednnPeer, RunsOnTheCasesThreadCountOnly) {
         }
     }
     EXPECT_GT(checked, 0);
+}
+
+// gemm's B panels at avx512: BENCHFP_GEMM_B_PANELS decides where it is set
+// (CliGemm checks that both ways compute right); another value is bad usage.
+TEST(GemmBPanels, TheEnvironmentChoosesInPlaceOrCopied) {
+    const char* before = std::getenv("BENCHFP_GEMM_B_PANELS");
+    const std::string saved = before ? before : "";
+    setenv("BENCHFP_GEMM_B_PANELS", "in-place", 1);
+    EXPECT_TRUE(gemm_b_panels_in_place());
+    setenv("BENCHFP_GEMM_B_PANELS", "copied", 1);
+    EXPECT_FALSE(gemm_b_panels_in_place());
+    setenv("BENCHFP_GEMM_B_PANELS", "In-Place", 1);
+    EXPECT_THROW(gemm_b_panels_in_place(), UsageError);
+    if (before) setenv("BENCHFP_GEMM_B_PANELS", saved.c_str(), 1);
+    else unsetenv("BENCHFP_GEMM_B_PANELS");
 }
 
 }  // namespace

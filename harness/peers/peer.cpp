@@ -51,14 +51,16 @@ std::unique_ptr<Peer> make_fma_peak_peer(jit::Isa isa, int threads, double& flop
 }
 
 double fma_peak_rate(jit::Isa isa) {
-    // A run is descheduled or slowed, never sped up: the best of 5 is the rate.
-    // Called directly, not through benchfp_call_jit: step and abi modes make
-    // that call step or probe its kernel, and this loop is no case's.
+    // A run is descheduled or slowed, never sped up: the best of 5 is the rate,
+    // after one untimed run (the clock ramps up from idle). Called directly,
+    // not through benchfp_call_jit: step and abi modes make that call step or
+    // probe its kernel, and this loop is no case's.
     constexpr size_t iterations = 50000;
     constexpr int runs = 5;
     const auto kernel = jit::make_fma_peak_kernel(isa);
     const jit::KernelFn fn = kernel->entry();
     jit::FmaPeakArgs args{iterations};
+    fn(&args);
     double best_seconds = 0;
     for (int run = 0; run < runs; ++run) {
         const auto start = std::chrono::steady_clock::now();

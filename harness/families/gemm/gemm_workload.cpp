@@ -133,7 +133,7 @@ static size_t in_place_max_m_panels(size_t nr) { return nr >= 32 ? 16 : 2; }
 // it, and the copy does not repay itself: avx512 m64n1024k1024 on the Zen 4
 // guest, three processes of each build in turn (`--vs=onednn,peak
 // --max-ms-per-prb=1000`), 1 thread: 1.19-1.20 ms in place, 1.32-1.42 copied,
-// 1.28-1.29 packed by blocks (0.94x copied to 1.04x oneDNN in place); 2
+// 1.28-1.29 packed by blocks (0.88-0.94x oneDNN copied, 1.04x in place); 2
 // threads: 0.600-0.604, 0.659-0.665 and 0.654-0.657. There the tiles read B in
 // place up to in_place_max_m_panels. Which rate the FMAs have is measured
 // (fma_peak_rate: Zen 4 avx512 at about the avx2 rate, Zen 5 at twice it), not
@@ -150,16 +150,27 @@ static BPanels b_panels_setting() {
     if (way == "copied") return BPanels::copied;
     throw UsageError("BENCHFP_GEMM_B_PANELS " + quoted_token(way) + " is not one of measured, in-place, copied");
 }
-static bool zmm_b_panels_in_place() {
+// The rates are measured avx2 first, then avx512, each after a run of its own
+// (fma_peak_rate), once per process.
+static bool zmm_at_ymm_rate() {
+    static const bool at_ymm_rate = [] {
+        const double ymm = fma_peak_rate(jit::Isa::avx2);
+        const double zmm = fma_peak_rate(jit::Isa::avx512);
+        return zmm < 1.5 * ymm;
+    }();
+    return at_ymm_rate;
+}
+
+bool gemm_b_panels_in_place() {
     const BPanels setting = b_panels_setting();
     if (setting != BPanels::measured) return setting == BPanels::in_place;
-    static const bool zmm_at_ymm_rate = fma_peak_rate(jit::Isa::avx512) < 1.5 * fma_peak_rate(jit::Isa::avx2);
-    return zmm_at_ymm_rate;
+    return jit::isa_usable(jit::Isa::avx512, std::nullopt) && zmm_at_ymm_rate();
 }
+
 static size_t straight_max_m_panels(size_t nr) {
     constexpr size_t copied_beyond = 2;
     if (nr < 32) return copied_beyond;  // the 16-column tile: in_place_max_m_panels is 2 there
-    return zmm_b_panels_in_place() ? in_place_max_m_panels(nr) : copied_beyond;
+    return gemm_b_panels_in_place() ? in_place_max_m_panels(nr) : copied_beyond;
 }
 
 // Where B is one panel (N at most the tile's 16 columns), each A panel serves one

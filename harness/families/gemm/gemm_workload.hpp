@@ -25,6 +25,12 @@ struct GemmShape {
 // "m1024n1024k1024", optionally followed by "beta0.5" (default beta 0).
 GemmShape parse_gemm_problem(const std::string& problem, const std::string& where);
 
+// Whether avx512's B panels are read in place, not copied, from 3 to 16 A panels:
+// BENCHFP_GEMM_B_PANELS (in-place, copied), else where this CPU's 512-bit FMAs
+// run at no more than 1.5x the 256-bit rate (measured once per process; never
+// where avx512 is not usable). Throws UsageError for another value of the variable.
+bool gemm_b_panels_in_place();
+
 class GemmWorkload final : public Workload {
 public:
     explicit GemmWorkload(const KernelCase& c);

@@ -483,8 +483,8 @@ private:
         // more than whole tiles save (avx512, cached stores: transpose 4100x4100
         // 15.7 ms by whole tiles, 14.2 by blocks; 4096x4096 9.6 and 20.7). Each
         // way has a batch loop of its own, so nothing per batch reads the choice
-        // (a value of its own, it was the one frame spilled at avx2). ps_ holds
-        // the call's floats (batch x rows x cols).
+        // (a value of its own, it took a stack slot under every policy). ps_
+        // holds the call's floats (batch x rows x cols).
         static_assert(tile_rows == 16 && tile_cols == 16, "whole_tile takes a whole tile");
         Label blocks, streaming, done;
         this->mov(pd_, src_);
@@ -511,7 +511,7 @@ private:
     static constexpr int tile_rows = 16, tile_cols = 16;
     // Streaming calls take their tiles by bands of this many rows, each band
     // column of tiles by column of tiles; the others by bands of one tile's rows
-    // (row of tiles by row of tiles). See tiled_blocks.
+    // (row of tiles by row of tiles). See whole_tiles.
     static constexpr int streaming_band_rows = 512;
     static constexpr int scratch_bytes = tile_rows * tile_cols * 4;
     // Calls of at least this many floats (16 MiB each way; with --threads, a
