@@ -5,9 +5,9 @@
 #include "families/gemm/gemm_workload.hpp"
 #include "families/reduce/reduce_reference.hpp"
 #include "families/workload.hpp"
-#include "usage_error.hpp"
 #include "kernel/kernel_cases.hpp"
 #include "peers/onednn.hpp"
+#include "usage_error.hpp"
 
 #include <gtest/gtest.h>
 
