@@ -46,6 +46,22 @@ private:
     // Vector registers: scratch, broadcast, mask, fill, then U accumulators, U
     // values and, for softmax, U x 2 exp scratch.
     int unroll() const { return alg_ == ReduceAlg::softmax ? std::min(4, (Base::vreg_count - 4) / 4) : 4; }
+    // avx512 sum and max have a second row loop, one vector a step into one
+    // accumulator (the shape of oneDNN's reduction kernel), chosen per call:
+    //   - for rows shorter than one unrolled step: the unrolled loop never runs
+    //     there, and its accumulators only cost instructions (5x33: 8 a row);
+    //   - for calls of at least stream_floats: on the Zen 4 guest (2026-12-06),
+    //     data that comes from memory is read faster one vector a step. Sum
+    //     4096x4096, in-run ratio to oneDNN at avx512 over 6 processes each:
+    //     unrolled 0.83-1.04, one vector a step 1.00-1.10; at 1024x4096
+    //     (16 MiB) 0.97-1.01 against 1.05-1.07; 768x4096 (12 MiB) 1.01
+    //     against 1.05-1.06; 512x4096 (8 MiB) 1.23-1.25 against 1.12-1.14.
+    //     In cache the unrolled loop is faster (8x16384 sum: 4.5 against
+    //     6.5 us: one accumulator waits on each add's latency).
+    // sse41 and avx2 showed no such gap (avx2 4096x4096 1.01-1.14 unrolled):
+    // one loop there.
+    bool two_row_loops() const { return Base::is_avx512 && alg_ != ReduceAlg::softmax; }
+    static constexpr int64_t stream_floats = int64_t{3} << 20;  // 12 MiB
     // The four fixed registers come first: on avx512 the horizontal steps need
     // registers below 16 (VEX-only extracts).
     Vmm scratch() const { return Vmm(0); }
@@ -65,16 +81,16 @@ private:
         else this->uni_max(d, d, s);
     }
 
-    // acc(0) lane 0 = op over the row at src_row.
-    void reduce_row(Reduce op) {
-        for (int i = 0; i < unroll(); ++i) {
+    // acc(0) lane 0 = op over the row at src_row, `vectors` vectors a step.
+    void reduce_row(Reduce op, int vectors) {
+        for (int i = 0; i < vectors; ++i) {
             if (op == Reduce::add) this->uni_zero(acc(i));
             else this->uni_mov(acc(i), fill_);
         }
         this->mov(p_src_, src_row_);
         this->mov(len_, cols_.operand());
         this->stream_loop(
-            len_, {p_src_}, unroll(),
+            len_, {p_src_}, vectors,
             [&](int n, bool tail) {
                 for (int i = 0; i < n; ++i) {
                     const auto src = this->ptr[p_src_ + i * Base::vector_bytes];
@@ -84,12 +100,12 @@ private:
                 for (int i = 0; i < n; ++i) combine(op, acc(i), x(i));
             },
             mask());
-        for (int i = 1; i < unroll(); ++i) combine(op, acc(0), acc(i));
+        for (int i = 1; i < vectors; ++i) combine(op, acc(0), acc(i));
         this->horizontal(op, acc(0), scratch());
     }
 
     void softmax_row() {
-        reduce_row(Reduce::max);
+        reduce_row(Reduce::max, unroll());
         this->broadcast_lane0(bcast(), acc(0));
         for (int i = 0; i < unroll(); ++i) this->uni_zero(acc(i));
         this->mov(p_src_, src_row_);
@@ -146,7 +162,24 @@ private:
         this->store(cols_, len_);
         this->setup_done();
         this->uni_load(fill_, this->cst(-std::numeric_limits<float>::infinity()));
+        if (!two_row_loops()) return row_loop(unroll());
 
+        // len_ holds cols here.
+        Xbyak::Label one_vector, done;
+        this->cmp(len_, unroll() * Base::width);
+        this->jl(one_vector, Xbyak::CodeGenerator::T_NEAR);
+        this->imul(len_, rows_.operand());
+        this->cmp(len_, stream_floats);
+        this->jge(one_vector, Xbyak::CodeGenerator::T_NEAR);
+        row_loop(unroll());
+        this->jmp(done, Xbyak::CodeGenerator::T_NEAR);
+        this->L(one_vector);
+        row_loop(1);
+        this->L(done);
+    }
+
+    // Every row, `vectors` vectors a step (softmax: its own unroll()).
+    void row_loop(int vectors) {
         Xbyak::Label row, done;
         this->loop_head(row);
         this->cmp(rows_.operand(), 0);
@@ -154,7 +187,7 @@ private:
         if (alg_ == ReduceAlg::softmax) {
             softmax_row();
         } else {
-            reduce_row(alg_ == ReduceAlg::sum ? Reduce::add : Reduce::max);
+            reduce_row(alg_ == ReduceAlg::sum ? Reduce::add : Reduce::max, vectors);
             this->store_lane0(this->ptr[dst_row_], acc(0));
         }
         // Next row: rows are contiguous, cols floats apart.
