@@ -86,6 +86,13 @@ protected:
     void load_tail(const Vmm& d, const Xbyak::Address& src, const Vmm* fill = nullptr);
     void store_tail(const Xbyak::Address& dst, const Vmm& v);
 
+    // Calls that touch at least this many floats read them from memory, and
+    // there (on the Zen 4 guest, 2026-12-06) a memory-bound loop is faster one
+    // vector a step than unrolled: reduce sum and max at avx512, relu at avx2
+    // and avx512 (their kernels say by how much). Up to 8 MiB the two ran
+    // alike or the unrolled loop was faster; 12 MiB and up, one vector a step.
+    static constexpr int64_t stream_floats = int64_t{3} << 20;  // 12 MiB
+
     // Emits the loop every streaming kernel has over `len` floats: `unroll`
     // vectors per pass, then single vectors, then the tail. `pointers` advance by
     // the bytes consumed; body(n, tail) emits the work for n vectors at the

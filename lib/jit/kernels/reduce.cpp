@@ -50,8 +50,7 @@ private:
     // accumulator (the shape of oneDNN's reduction kernel), chosen per call:
     //   - for rows shorter than one unrolled step: the unrolled loop never runs
     //     there, and its accumulators only cost instructions (5x33: 8 a row);
-    //   - for calls of at least stream_floats: on the Zen 4 guest (2026-12-06),
-    //     data that comes from memory is read faster one vector a step. Sum
+    //   - for calls of at least stream_floats (vector_generator.hpp). Sum
     //     4096x4096, in-run ratio to oneDNN at avx512 over 6 processes each:
     //     unrolled 0.83-1.04, one vector a step 1.00-1.10; at 1024x4096
     //     (16 MiB) 0.97-1.01 against 1.05-1.07; 768x4096 (12 MiB) 1.01
@@ -61,7 +60,6 @@ private:
     // sse41 and avx2 showed no such gap (avx2 4096x4096 1.01-1.14 unrolled):
     // one loop there.
     bool two_row_loops() const { return Base::is_avx512 && alg_ != ReduceAlg::softmax; }
-    static constexpr int64_t stream_floats = int64_t{3} << 20;  // 12 MiB
     // The four fixed registers come first: on avx512 the horizontal steps need
     // registers below 16 (VEX-only extracts).
     Vmm scratch() const { return Vmm(0); }
@@ -169,7 +167,7 @@ private:
         this->cmp(len_, unroll() * Base::width);
         this->jl(one_vector, Xbyak::CodeGenerator::T_NEAR);
         this->imul(len_, rows_.operand());
-        this->cmp(len_, stream_floats);
+        this->cmp(len_, Base::stream_floats);
         this->jge(one_vector, Xbyak::CodeGenerator::T_NEAR);
         row_loop(unroll());
         this->jmp(done, Xbyak::CodeGenerator::T_NEAR);
