@@ -90,11 +90,11 @@ private:
 
     // relu at avx2 and avx512 has a second loop, one vector a step, for calls
     // of at least stream_floats (vector_generator.hpp). relu 16777216 (64 MiB),
-    // in-run ratio to oneDNN at the same ISA, 3 processes each on the Zen 4
-    // guest: avx512 0.82-0.93 unrolled, 1.00-1.04 one vector a step; avx2
-    // 0.85-1.01 and 1.02-1.10. At 65536 (in L2) and 1048576-2097152 (4-8 MiB)
-    // the two were alike. sse41 (1.04-1.14 either way), and exp, tanh and
-    // gelu_tanh, which compute more than they read: one loop.
+    // in-run ratio to oneDNN at avx512, 3 processes each on the Zen 4 guest:
+    // avx512 0.82-0.93 unrolled, 1.00-1.04 one vector a step; avx2 0.85-1.01
+    // and 1.02-1.10. At 65536 (in L2) and 1048576-2097152 (4-8 MiB) the two
+    // were alike. sse41 (1.01-1.14 either way), and exp, tanh and gelu_tanh,
+    // which compute more than they read: one loop.
     bool two_loops() const { return alg_ == EltwiseAlg::relu && !Base::is_sse; }
 
     // Every element, `vectors` vectors a step.

@@ -57,8 +57,9 @@ private:
     //     against 1.05-1.06; 512x4096 (8 MiB) 1.23-1.25 against 1.12-1.14.
     //     In cache the unrolled loop is faster (8x16384 sum: 4.5 against
     //     6.5 us: one accumulator waits on each add's latency).
-    // sse41 and avx2 showed no such gap (avx2 4096x4096 1.01-1.14 unrolled):
-    // one loop there.
+    // avx2 showed no such gap (4096x4096 against oneDNN at avx2, four
+    // processes each: 0.97-1.08 unrolled, 1.01-1.06 one vector a step), nor
+    // sse41: one loop there.
     bool two_row_loops() const { return Base::is_avx512 && alg_ != ReduceAlg::softmax; }
     // The four fixed registers come first: on avx512 the horizontal steps need
     // registers below 16 (VEX-only extracts).
