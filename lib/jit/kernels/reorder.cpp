@@ -339,14 +339,7 @@ private:
         Label bands, bands_done, columns, columns_done, down, down_done;
         this->mov(band_first.operand(), 0);
         this->loop_head(bands);
-        floats(ps_, col_bytes_, false);  // rows
-        this->cmp(ps_, band_first.operand());
-        this->jle(bands_done, near);
-        this->mov(pd_, band_first.operand());
-        this->add(pd_, band_rows);
-        this->cmp(pd_, ps_);
-        this->cmovg(pd_, ps_);
-        this->store(band_end, pd_);
+        next_end(band_end, band_first, col_bytes_, false, band_rows, bands_done);
         this->xor_(c_, c_);
         this->loop_head(columns);
         this->lea(ps_, this->ptr[c_ * 4]);
@@ -398,14 +391,10 @@ private:
         Label rows, rows_done, columns, columns_done, c_loop, c_done, r_loop, r_done;
         this->mov(tile_r_.operand(), 0);
         this->loop_head(rows);
-        clamp_tile_end(tile_r_end, tile_r_, col_bytes_, tile_rows);
-        this->cmp(ps_, tile_r_.operand());
-        this->jle(rows_done, near);
+        next_end(tile_r_end, tile_r_, col_bytes_, true, tile_rows, rows_done);
         this->mov(tile_c_.operand(), 0);
         this->loop_head(columns);
-        clamp_tile_end(tile_c_end, tile_c_, row_bytes_, tile_cols);
-        this->cmp(ps_, tile_c_.operand());
-        this->jle(columns_done, near);
+        next_end(tile_c_end, tile_c_, row_bytes_, true, tile_cols, columns_done);
         // The tile: columns of blocks outer, rows inner.
         this->mov(c_, tile_c_.operand());
         this->loop_head(c_loop);
@@ -429,14 +418,19 @@ private:
         this->jmp(rows, near);
         this->L(rows_done);
     }
-    // end = min(first + step, n rounded down to 4), n = bytes / 4; left in ps_ too.
-    void clamp_tile_end(const GprValue& end, const GprValue& first, const Xbyak::Reg64& bytes, int step) {
-        floats(pd_, bytes, true);
-        this->mov(ps_, first.operand());
-        this->add(ps_, step);
-        this->cmp(ps_, pd_);
-        this->cmovg(ps_, pd_);
-        this->store(end, ps_);
+    // The head of a loop over bands or tiles: n = bytes / 4 (rounded down to 4
+    // if round); to `done` once first >= n, else end = min(first + step, n).
+    // Tested before it is clamped, so the last pass computes no end.
+    void next_end(const GprValue& end, const GprValue& first, const Xbyak::Reg64& bytes, bool round, int step,
+                  Label& done) {
+        floats(ps_, bytes, round);
+        this->cmp(ps_, first.operand());
+        this->jle(done, near);
+        this->mov(pd_, first.operand());
+        this->add(pd_, step);
+        this->cmp(pd_, ps_);
+        this->cmovg(pd_, ps_);
+        this->store(end, pd_);
     }
     // while (batch-- > 0) { body; src and dst advance by rows * cols floats }
     template <typename Body>
