@@ -181,11 +181,60 @@ TEST(CliJsonSchemas, TheValidatorRefusesAnUnknownSchemaAndAFileThatIsNotJson) {
     EXPECT_NE(fifo_run.output.find("not a regular file"), std::string::npos) << fifo_run.output;
 }
 
+// scripts/carry_stepped_counts.py: another machine's baseline takes the stepped
+// kernel counts at the ISAs it has, and nothing else; its commit says from where,
+// once however often it is carried; a file that is not a baseline of the same
+// schema is exit 2 and leaves the target as it was.
+TEST(CliGateTools, CarriedCountsAreTheSteppedOnesAtTheTargetsIsas) {
+    const std::string sum512 = "kernel/reduce/sum/avx512/5x33/clobber: stepped instructions per call, nops apart";
+    const std::string sum2 = "kernel/reduce/sum/avx2/5x33/clobber: stepped stack accesses per call";
+    const std::string hook = "pool_alloc: byte sampling at 512 KiB, minus compiled out (instructions per allocation)";
+    const nlohmann::json source = {{"schema", "benchfp-baseline-1"},
+                                   {"fingerprint", {{"cpu", "Zen 4"}, {"isa", "avx512"}}},
+                                   {"commit", "aaa"},
+                                   {"benchmarks", {{"b", {{"min_ns", 1.0}}}}},
+                                   {"instructions", {{sum512, 225.0}, {sum2, 3.0}, {hook, 11.0}}}};
+    nlohmann::json target = source;
+    target["fingerprint"] = {{"cpu", "Zen 3"}, {"isa", "avx2"}};
+    target["commit"] = "bbb";
+    target["benchmarks"]["b"]["min_ns"] = 2.0;
+    target["instructions"] = {{sum2, 5.0}, {hook, 12.0}};
+    const std::string from = temp_path("from.json"), to = temp_path("to.json");
+    std::ofstream(from) << source.dump();
+    std::ofstream(to) << target.dump();
+    const std::string carry = "scripts/carry_stepped_counts.py " + from + " " + to;
+    for (const std::string said : {"1 stepped counts changed, 0 added, 0 the same", "0 stepped counts changed, 0 added, 1 the same"}) {
+        const CommandRun run = run_shell(carry);
+        ASSERT_EQ(run.status, 0) << run.output;
+        EXPECT_NE(run.output.find(said), std::string::npos) << run.output;
+        const nlohmann::json carried = nlohmann::json::parse(read_text(to));
+        EXPECT_EQ(carried["instructions"], (nlohmann::json{{sum2, 3.0}, {hook, 12.0}}));  // no avx512 row, its own hook count
+        EXPECT_EQ(carried["benchmarks"], target["benchmarks"]);
+        EXPECT_EQ(carried["commit"], "bbb, stepped kernel counts aaa (carried from Zen 4)");
+    }
+    const std::string kept = read_text(to);
+    nlohmann::json other_schema = source;
+    other_schema["schema"] = "benchfp-baseline-0";
+    std::ofstream(from) << other_schema.dump();
+    const CommandRun schemas = run_shell(carry);
+    EXPECT_EQ(schemas.status, 2) << schemas.output;
+    EXPECT_NE(schemas.output.find("the schemas differ"), std::string::npos) << schemas.output;
+    std::ofstream(from) << "[]";
+    const CommandRun not_baseline = run_shell(carry);
+    EXPECT_EQ(not_baseline.status, 2) << not_baseline.output;
+    EXPECT_NE(not_baseline.output.find(from + ": not a baseline"), std::string::npos) << not_baseline.output;
+    EXPECT_EQ(not_baseline.output.find("Traceback"), std::string::npos) << not_baseline.output;
+    EXPECT_EQ(read_text(to), kept);
+    const CommandRun missing = run_shell("scripts/carry_stepped_counts.py " + to + " " + temp_path("none.json"));
+    EXPECT_EQ(missing.status, 2) << missing.output;
+    EXPECT_NE(missing.output.find("none.json: [Errno 2]"), std::string::npos) << missing.output;
+}
+
 // The gate's scripts: help is exit 0, a bad argument exit 2 naming it, and
 // before any long work (vs.sh built both trees before it read ROUNDS).
 TEST(CliGateTools, TheScriptsCheckTheirArgumentsFirst) {
     for (const std::string script : {"scripts/vs.sh", "scripts/perf_crosscheck.sh", "scripts/validate_json.py",
-                                     "scripts/failed_groups.py"}) {
+                                     "scripts/failed_groups.py", "scripts/carry_stepped_counts.py"}) {
         const CommandRun help = run_shell(script + " --help");
         EXPECT_EQ(help.status, 0) << script << ": " << help.output;
         EXPECT_NE(help.output.find("sage"), std::string::npos) << script << ": " << help.output;  // Usage, usage
