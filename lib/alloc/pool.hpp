@@ -156,11 +156,42 @@ struct PageHeader {
 static_assert(sizeof(PageHeader) <= page_header_size);
 
 // Where class c's first object starts in each of its pages. Slab colouring:
-// each class starts its objects at its own 64-byte offset, so the first objects
-// of different classes do not share an address modulo 4 KiB, where copying one
-// into the other (a growing string) stalls on 4K aliasing: 2x slower on the
-// strings workload.
-inline size_t first_object_offset(unsigned c) { return page_header_size + (c % 8) * 64; }
+// each class starts its objects at one of 8 64-byte lines after the header,
+// its colour, so that the first objects of classes used together do not share
+// an address modulo 4 KiB:
+//   - neighbouring classes (a string growing by a few bytes is copied from one
+//     to the next): sharing, the copy stalls on 4K aliasing, 2x slower on the
+//     strings workload (when the colour was c % 8);
+//   - the classes of power-of-two sizes (32, 64, ..., 1024 B), which c % 8
+//     gave one colour from 128 B up: the arrays workload's first objects then
+//     lay in two L1 sets beside every page header's one, and on the Zen 4
+//     guest (2026-12-06) byte-sampled / hook off read 1.14-1.27 in most
+//     repetitions and 1.33-2.97 in 15 of 66 (off itself 63-124 ns an
+//     iteration); with these colours 1.14-1.28 in all 72.
+// The hash c + 5 (c / 8) + c / 16 (mod 8) gives those six classes six colours
+// and neighbouring classes different ones but for two pairs of 640-848 B. A
+// colour costs a page at most 1/32 of the objects it holds at colour 0 (a
+// larger one is lowered until it does): 2032 B pages hold 8, not 7.
+constexpr size_t objects_at_colour(unsigned c, unsigned colour) {
+    return (page_size - page_header_size - colour * 64) / class_sizes[c];
+}
+constexpr unsigned class_colour(unsigned c) {
+    unsigned colour = (c + 5 * (c >> 3) + (c >> 4)) & 7;
+    const size_t most = objects_at_colour(c, 0);
+    while (colour > 0 && (most - objects_at_colour(c, colour)) * 32 > most) --colour;
+    return colour;
+}
+inline size_t first_object_offset(unsigned c) { return page_header_size + class_colour(c) * 64; }
+static_assert(pool_checked || [] {
+    unsigned seen = 0;  // the colours of the power-of-two sizes' classes, one bit each
+    for (size_t size = 32; size <= 1024; size *= 2) {
+        unsigned c = 0;
+        while (class_sizes[c] < size) ++c;
+        if (seen & (1u << class_colour(c))) return false;
+        seen |= 1u << class_colour(c);
+    }
+    return true;
+}(), "the classes of 32, 64, ..., 1024 B share a colour");
 
 // The hook's state, per thread. The small entries' fast path pops from the
 // free lists of alloc_heap: while the profiler is stopped, alloc_heap is this
