@@ -182,28 +182,34 @@ TEST(CliJsonSchemas, TheValidatorRefusesAnUnknownSchemaAndAFileThatIsNotJson) {
 }
 
 // scripts/carry_stepped_counts.py: another machine's baseline takes the stepped
-// kernel counts at the ISAs it has, and nothing else; its commit says from where,
-// once however often it is carried; a file that is not a baseline of the same
-// schema is exit 2 and leaves the target as it was.
+// kernel counts at the ISAs it has, loses its own there that the source no
+// longer has, and keeps everything else; its commit names the source's own
+// commit, however often counts are carried; its mode stays and a link stays a
+// link. Anything else is exit 2 with the reason, and leaves the target as it was.
 TEST(CliGateTools, CarriedCountsAreTheSteppedOnesAtTheTargetsIsas) {
     const std::string sum512 = "kernel/reduce/sum/avx512/5x33/clobber: stepped instructions per call, nops apart";
     const std::string sum2 = "kernel/reduce/sum/avx2/5x33/clobber: stepped stack accesses per call";
+    const std::string dropped = "kernel/reduce/sum/avx2/2x65/clobber: stepped stack accesses per call";
     const std::string hook = "pool_alloc: byte sampling at 512 KiB, minus compiled out (instructions per allocation)";
-    const nlohmann::json source = {{"schema", "benchfp-baseline-1"},
-                                   {"fingerprint", {{"cpu", "Zen 4"}, {"isa", "avx512"}}},
-                                   {"commit", "aaa"},
+    const nlohmann::json source = {{"schema", "benchfp.baseline/1"},
+                                   {"fingerprint", {{"cpu", "Zen 4"}, {"isa", "avx512"}, {"cores", 2}}},
+                                   {"commit", "aaa, stepped kernel counts zzz (carried from Zen 9)"},
                                    {"benchmarks", {{"b", {{"min_ns", 1.0}}}}},
                                    {"instructions", {{sum512, 225.0}, {sum2, 3.0}, {hook, 11.0}}}};
     nlohmann::json target = source;
-    target["fingerprint"] = {{"cpu", "Zen 3"}, {"isa", "avx2"}};
+    target["fingerprint"] = {{"cpu", "Zen 3"}, {"isa", "avx2"}, {"cores", 2}};
     target["commit"] = "bbb";
     target["benchmarks"]["b"]["min_ns"] = 2.0;
-    target["instructions"] = {{sum2, 5.0}, {hook, 12.0}};
-    const std::string from = temp_path("from.json"), to = temp_path("to.json");
+    target["instructions"] = {{sum2, 5.0}, {dropped, 4.0}, {hook, 12.0}};
+    const std::string from = temp_path("from.json"), to = temp_path("to.json"), link = temp_path("to_link.json");
     std::ofstream(from) << source.dump();
     std::ofstream(to) << target.dump();
-    const std::string carry = "scripts/carry_stepped_counts.py " + from + " " + to;
-    for (const std::string said : {"1 stepped counts changed, 0 added, 0 the same", "0 stepped counts changed, 0 added, 1 the same"}) {
+    ASSERT_EQ(::chmod(to.c_str(), 0644), 0);
+    std::filesystem::remove(link);
+    std::filesystem::create_symlink(to, link);
+    const std::string carry = "scripts/carry_stepped_counts.py " + from + " " + link;
+    for (const std::string said : {"1 stepped counts changed, 0 added, 1 removed, 0 the same",
+                                   "0 stepped counts changed, 0 added, 0 removed, 1 the same"}) {
         const CommandRun run = run_shell(carry);
         ASSERT_EQ(run.status, 0) << run.output;
         EXPECT_NE(run.output.find(said), std::string::npos) << run.output;
@@ -211,23 +217,32 @@ TEST(CliGateTools, CarriedCountsAreTheSteppedOnesAtTheTargetsIsas) {
         EXPECT_EQ(carried["instructions"], (nlohmann::json{{sum2, 3.0}, {hook, 12.0}}));  // no avx512 row, its own hook count
         EXPECT_EQ(carried["benchmarks"], target["benchmarks"]);
         EXPECT_EQ(carried["commit"], "bbb, stepped kernel counts aaa (carried from Zen 4)");
+        EXPECT_TRUE(std::filesystem::is_symlink(link));
+        EXPECT_EQ(std::filesystem::status(to).permissions() & std::filesystem::perms::all,
+                  std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                      std::filesystem::perms::group_read | std::filesystem::perms::others_read);
     }
     const std::string kept = read_text(to);
+    const auto refused = [&](const nlohmann::json& from_doc, const std::string& to_path, const std::string& reason) {
+        std::ofstream(from) << from_doc.dump();
+        const CommandRun run = run_shell("scripts/carry_stepped_counts.py " + from + " " + to_path);
+        EXPECT_EQ(run.status, 2) << run.output;
+        EXPECT_NE(run.output.find(reason), std::string::npos) << run.output;
+        EXPECT_EQ(run.output.find("Traceback"), std::string::npos) << run.output;
+        EXPECT_EQ(read_text(to), kept);
+    };
     nlohmann::json other_schema = source;
-    other_schema["schema"] = "benchfp-baseline-0";
-    std::ofstream(from) << other_schema.dump();
-    const CommandRun schemas = run_shell(carry);
-    EXPECT_EQ(schemas.status, 2) << schemas.output;
-    EXPECT_NE(schemas.output.find("the schemas differ"), std::string::npos) << schemas.output;
-    std::ofstream(from) << "[]";
-    const CommandRun not_baseline = run_shell(carry);
-    EXPECT_EQ(not_baseline.status, 2) << not_baseline.output;
-    EXPECT_NE(not_baseline.output.find(from + ": not a baseline"), std::string::npos) << not_baseline.output;
-    EXPECT_EQ(not_baseline.output.find("Traceback"), std::string::npos) << not_baseline.output;
-    EXPECT_EQ(read_text(to), kept);
-    const CommandRun missing = run_shell("scripts/carry_stepped_counts.py " + to + " " + temp_path("none.json"));
-    EXPECT_EQ(missing.status, 2) << missing.output;
-    EXPECT_NE(missing.output.find("none.json: [Errno 2]"), std::string::npos) << missing.output;
+    other_schema["schema"] = "benchfp.baseline/0";
+    refused(other_schema, to, from + ": not a baseline: schema");
+    nlohmann::json text_count = source;
+    text_count["instructions"][sum2] = "abc";
+    refused(text_count, to, from + ": not a baseline: instructions/" + sum2);
+    refused(nlohmann::json::array(), to, from + ": not a baseline: (document)");
+    nlohmann::json no_steps = source;
+    no_steps["instructions"] = {{hook, 11.0}};
+    refused(no_steps, to, "holds no stepped kernel counts");
+    refused(source, from, "FROM and TO are the same file");
+    refused(source, temp_path("none.json"), "none.json: [Errno 2]");
 }
 
 // The gate's scripts: help is exit 0, a bad argument exit 2 naming it, and
