@@ -216,6 +216,49 @@ TEST(CliGemm, ABadBPanelsSettingIsBadUsage) {
         << bad.output;
 }
 
+// BENCHFP_STREAM_FLOATS moves the size from which reduce (avx512 sum, max) and
+// relu (avx2, avx512) take their one-vector loop (jit/stream_floats.hpp): at
+// 64, 2x65 and 67 elements take it, so their stepped calls differ from the
+// default's unrolled ones (a kernel whose choice were gone would read the
+// same), and both loops are stepped, every instruction judged, on small
+// problems. reduce's rows shorter than an unrolled step take the one-vector
+// loop whatever the threshold. A bad value is bad usage, at any ISA.
+TEST(CliStep, TheStreamThresholdChoosesTheOneVectorLoop) {
+    const auto clobber_instructions = [](const std::string& args, const std::string& env) {
+        const CommandRun run = run_benchfp("kernel --mode=step --frame=clobber,frame --expect=full " + args, env);
+        std::smatch m;
+        const std::regex count(R"(: clobber ([0-9]+) instructions)");
+        EXPECT_NE(run.output.find("tests:2 passed:1 "), std::string::npos) << args << " " << env << "\n" << run.output;
+        return std::regex_search(run.output, m, count) ? std::stol(m[1]) : -1L;
+    };
+    std::vector<std::string> kernels = {"--kernel=eltwise --alg=relu --isa=avx2"};
+    std::string why;
+    if (benchfp::jit::isa_usable(benchfp::jit::Isa::avx512, std::nullopt, &why))
+        kernels.insert(kernels.end(), {"--kernel=eltwise --alg=relu --isa=avx512", "--kernel=reduce --alg=sum --isa=avx512",
+                                       "--kernel=reduce --alg=max --isa=avx512"});
+    for (const std::string& kernel : kernels) {
+        const bool reduce = kernel.find("reduce") != std::string::npos;
+        const std::string problem = reduce ? " 2x65" : " 67";
+        const long unrolled = clobber_instructions(kernel + problem, "");
+        const long one_vector = clobber_instructions(kernel + problem, "BENCHFP_STREAM_FLOATS=64");
+        EXPECT_GT(unrolled, 0) << kernel;
+        EXPECT_GT(one_vector, unrolled) << kernel;  // a vector a step: more loop heads
+        if (reduce) {  // rows shorter than an unrolled step (64) take the one-vector loop at any threshold
+            EXPECT_EQ(clobber_instructions(kernel + " 2x63", ""),
+                      clobber_instructions(kernel + " 2x63", "BENCHFP_STREAM_FLOATS=64"))
+                << kernel;
+        }
+    }
+    for (const char* bad : {"abc", "0", "-5", "010", "2147483648", ""}) {
+        const CommandRun run =
+            run_benchfp("kernel --mode=corr --kernel=reduce --isa=sse41 64", std::string("BENCHFP_STREAM_FLOATS=") + bad);
+        EXPECT_EQ(run.status, 2) << bad << "\n" << run.output;
+        EXPECT_NE(run.output.find(std::string("BENCHFP_STREAM_FLOATS '") + bad + "' is not a whole number from 1 to 2147483647"),
+                  std::string::npos)
+            << run.output;
+    }
+}
+
 // Every instruction: the static verifier, one stepped call per case (every
 // thread of a parallel section too) and the ABI rules, on every ISA and policy.
 TEST_P(CliFamily, StepBatchPassesVerifyStepAndAbi) {

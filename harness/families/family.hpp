@@ -70,6 +70,20 @@ void validate_with(const std::string&, const std::string& problem, const std::st
     parse(problem, where);
 }
 
+// BENCHFP_STREAM_FLOATS, the stream_floats reduce's and eltwise's kernels are
+// built with (jit/stream_floats.hpp): unset, jit::default_stream_floats; else
+// a whole number in decimal digits from 1 to jit::max_stream_floats, or
+// UsageError naming the value. So that the threshold measured on one CPU can
+// be measured again on another, and a test can step both loops on small problems.
+int64_t stream_floats_setting();
+// validate_with, and the setting: a bad value is bad usage when cases are
+// expanded, before any kernel is built.
+template <auto parse>
+void validate_streaming(const std::string& alg, const std::string& problem, const std::string& where) {
+    validate_with<parse>(alg, problem, where);
+    stream_floats_setting();
+}
+
 // For entries: the workload factory of a workload type.
 template <typename W>
 std::unique_ptr<Workload> make(const KernelCase& c) {

@@ -1,6 +1,12 @@
 #include "families/family.hpp"
 
+#include "jit/stream_floats.hpp"
+#include "option_rules.hpp"
+#include "quoted.hpp"
+#include "usage_error.hpp"
+
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace benchfp::harness {
@@ -43,6 +49,18 @@ nlohmann::json families_json() {
                        {"onednn_peer", f.onednn_peer}});
     }
     return out;
+}
+
+int64_t stream_floats_setting() {
+    const char* env = std::getenv("BENCHFP_STREAM_FLOATS");
+    if (!env) return jit::default_stream_floats;
+    std::string text = env;
+    const std::string problem = decimal_whole_number(false)(text);
+    const int64_t floats = problem.empty() ? std::strtoll(env, nullptr, 10) : 0;
+    if (!problem.empty() || floats < 1 || floats > jit::max_stream_floats)
+        throw UsageError("BENCHFP_STREAM_FLOATS " + quoted_token(env) + " is not a whole number from 1 to " +
+                         std::to_string(jit::max_stream_floats));
+    return floats;
 }
 
 std::unique_ptr<jit::Generator> build_kernel(const KernelSpec& spec) {

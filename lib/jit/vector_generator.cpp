@@ -319,6 +319,19 @@ void VectorGenerator<Vmm>::stream_loop(const Xbyak::Reg64& len, const std::vecto
     L(done);
 }
 
+template <typename Vmm>
+void VectorGenerator<Vmm>::unrolled_or_one_vector(int unroll,
+                                                  const std::function<void(Xbyak::Label& one_vector)>& to_one_vector,
+                                                  const std::function<void(int vectors)>& loop) {
+    Xbyak::Label one_vector, done;
+    to_one_vector(one_vector);
+    loop(unroll);
+    jmp(done, T_NEAR);
+    L(one_vector);
+    loop(1);
+    L(done);
+}
+
 template class VectorGenerator<Xbyak::Xmm>;
 template class VectorGenerator<Xbyak::Ymm>;
 template class VectorGenerator<Xbyak::Zmm>;

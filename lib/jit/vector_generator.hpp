@@ -86,12 +86,11 @@ protected:
     void load_tail(const Vmm& d, const Xbyak::Address& src, const Vmm* fill = nullptr);
     void store_tail(const Xbyak::Address& dst, const Vmm& v);
 
-    // Calls that touch at least this many floats read them from memory, and
-    // there (on the Zen 4 guest, 2026-12-06) a memory-bound loop is faster one
-    // vector a step than unrolled: reduce sum and max at avx512, relu at avx2
-    // and avx512 (their kernels say by how much). Up to 8 MiB the two ran
-    // alike or the unrolled loop was faster; 12 MiB and up, one vector a step.
-    static constexpr int64_t stream_floats = int64_t{3} << 20;  // 12 MiB
+    // Emits loop(unroll), then loop(1), and before them the per-call choice:
+    // to_one_vector(label) emits the tests that jump to label for loop(1)
+    // (stream_floats.hpp says why a kernel has both).
+    void unrolled_or_one_vector(int unroll, const std::function<void(Xbyak::Label& one_vector)>& to_one_vector,
+                                const std::function<void(int vectors)>& loop);
 
     // Emits the loop every streaming kernel has over `len` floats: `unroll`
     // vectors per pass, then single vectors, then the tail. `pointers` advance by

@@ -70,7 +70,7 @@ CorrOutcome EltwiseWorkload::check() {
 namespace {
 
 std::unique_ptr<jit::Generator> build(const KernelSpec& spec) {
-    return jit::make_eltwise_kernel(*jit::parse_eltwise_alg(spec.alg), spec.isa, spec.frame);
+    return jit::make_eltwise_kernel(*jit::parse_eltwise_alg(spec.alg), spec.isa, spec.frame, stream_floats_setting());
 }
 
 std::string random_problem(const std::string&, std::mt19937& rng) {
@@ -92,7 +92,7 @@ Family eltwise_family() {
             {std::begin(jit::all_isas), std::end(jit::all_isas)},
             "an element count like 1048576 or dims like 64x1024",
             build,
-            validate_with<parse_eltwise_problem>,
+            validate_streaming<parse_eltwise_problem>,
             make<EltwiseWorkload>,
             random_problem,
             true,

@@ -74,7 +74,7 @@ CorrOutcome ReduceWorkload::check() {
 namespace {
 
 std::unique_ptr<jit::Generator> build(const KernelSpec& spec) {
-    return jit::make_reduce_kernel(*jit::parse_reduce_alg(spec.alg), spec.isa, spec.frame);
+    return jit::make_reduce_kernel(*jit::parse_reduce_alg(spec.alg), spec.isa, spec.frame, stream_floats_setting());
 }
 
 std::string random_problem(const std::string&, std::mt19937& rng) {
@@ -99,7 +99,7 @@ Family reduce_family() {
             {std::begin(jit::all_isas), std::end(jit::all_isas)},
             "dims like 64x1024 (reduced over the last) or a row length",
             build,
-            validate_with<parse_reduce_problem>,
+            validate_streaming<parse_reduce_problem>,
             make<ReduceWorkload>,
             random_problem,
             true,

@@ -31,9 +31,10 @@ class EltwiseKernel final : public VectorMath<Vmm> {
     using Base::width;
 
 public:
-    EltwiseKernel(EltwiseAlg alg, FramePolicy policy)
+    EltwiseKernel(EltwiseAlg alg, FramePolicy policy, int64_t stream_floats)
         : Base(Base::kernel_name(std::string("eltwise_") + to_string(alg), policy), policy),
           alg_(alg),
+          stream_floats_(stream_floats),
           reg_src_(this->pool().take_register("src")),
           reg_dst_(this->pool().take_register("dst")),
           reg_len_(this->pool().take_register("len")) {}
@@ -78,22 +79,21 @@ private:
         this->setup_done();
         if (alg_ == EltwiseAlg::relu) this->uni_zero(zero());
         if (!two_loops()) return loop(unroll());
-        Xbyak::Label one_vector, done;
-        this->cmp(reg_len_, Base::stream_floats);
-        this->jge(one_vector, Xbyak::CodeGenerator::T_NEAR);
-        loop(unroll());
-        this->jmp(done, Xbyak::CodeGenerator::T_NEAR);
-        this->L(one_vector);
-        loop(1);
-        this->L(done);
+        this->unrolled_or_one_vector(
+            unroll(),
+            [&](Xbyak::Label& one_vector) {
+                this->cmp(reg_len_, stream_floats_);
+                this->jge(one_vector, Xbyak::CodeGenerator::T_NEAR);
+            },
+            [&](int vectors) { loop(vectors); });
     }
 
     // relu at avx2 and avx512 has a second loop, one vector a step, for calls
-    // of at least stream_floats (vector_generator.hpp). relu 16777216 (64 MiB),
-    // in-run ratio to oneDNN at avx512, 3 processes each on the Zen 4 guest:
-    // avx512 0.82-0.93 unrolled, 1.00-1.04 one vector a step; avx2 0.85-1.01
-    // and 1.02-1.10. At 65536 (in L2) and 1048576-2097152 (4-8 MiB) the two
-    // were alike. sse41 (1.01-1.14 either way), and exp, tanh and gelu_tanh,
+    // of at least stream_floats_ elements (stream_floats.hpp). relu 16777216
+    // (64 MiB), in-run ratio to oneDNN at avx512 on the Zen 4 guest: avx512
+    // 0.82-0.93 unrolled (3 processes), 1.00-1.07 one vector a step (7); avx2
+    // 0.85-1.01 and 1.02-1.16. At 65536 (in L2) and 1048576-2097152 (4-8 MiB)
+    // the two were alike. sse41 (1.01-1.14 either way), and exp, tanh and gelu_tanh,
     // which compute more than they read: one loop.
     bool two_loops() const { return alg_ == EltwiseAlg::relu && !Base::is_sse; }
 
@@ -119,13 +119,15 @@ private:
     }
 
     EltwiseAlg alg_;
+    int64_t stream_floats_;
     Xbyak::Reg64 reg_src_, reg_dst_, reg_len_;
 };
 
 }  // namespace
 
-std::unique_ptr<Generator> make_eltwise_kernel(EltwiseAlg alg, Isa isa, FramePolicy policy) {
-    return make_for_isa<EltwiseKernel>(isa, alg, policy);
+std::unique_ptr<Generator> make_eltwise_kernel(EltwiseAlg alg, Isa isa, FramePolicy policy, int64_t stream_floats) {
+    check_stream_floats(stream_floats);
+    return make_for_isa<EltwiseKernel>(isa, alg, policy, stream_floats);
 }
 
 }  // namespace benchfp::jit

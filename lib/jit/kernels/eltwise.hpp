@@ -2,6 +2,7 @@
 // eltwise: dst[i] = f(src[i]) over f32 arrays, f in {relu, exp, gelu_tanh, tanh},
 // for sse41, avx2 and avx512, from one source under every frame policy.
 #include "jit/generator.hpp"
+#include "jit/stream_floats.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -25,6 +26,10 @@ struct EltwiseArgs {
     size_t len;
 };
 
-std::unique_ptr<Generator> make_eltwise_kernel(EltwiseAlg alg, Isa isa, FramePolicy policy);
+// stream_floats: from how many elements a call relu at avx2 and avx512 reads
+// one vector a step (stream_floats.hpp); check_stream_floats's range, else
+// std::invalid_argument.
+std::unique_ptr<Generator> make_eltwise_kernel(EltwiseAlg alg, Isa isa, FramePolicy policy,
+                                               int64_t stream_floats = default_stream_floats);
 
 }  // namespace benchfp::jit

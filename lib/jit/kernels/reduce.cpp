@@ -31,9 +31,10 @@ class ReduceKernel final : public VectorMath<Vmm> {
     using Reduce = typename Base::Reduce;
 
 public:
-    ReduceKernel(ReduceAlg alg, FramePolicy policy)
+    ReduceKernel(ReduceAlg alg, FramePolicy policy, int64_t stream_floats)
         : Base(Base::kernel_name(std::string("reduce_") + to_string(alg), policy), policy),
           alg_(alg),
+          stream_floats_(stream_floats),
           src_row_(this->pool().take_register("src row")),
           dst_row_(this->pool().take_register("dst row")),
           len_(this->pool().take_register("len")),
@@ -50,9 +51,9 @@ private:
     // accumulator (the shape of oneDNN's reduction kernel), chosen per call:
     //   - for rows shorter than one unrolled step: the unrolled loop never runs
     //     there, and its accumulators only cost instructions (5x33: 8 a row);
-    //   - for calls of at least stream_floats (vector_generator.hpp). Sum
-    //     4096x4096, in-run ratio to oneDNN at avx512 over 6 processes each:
-    //     unrolled 0.83-1.04, one vector a step 1.00-1.10; at 1024x4096
+    //   - for calls of at least stream_floats_ floats (stream_floats.hpp). Sum
+    //     4096x4096, in-run ratio to oneDNN at avx512: unrolled 0.83-1.04 (6
+    //     processes), one vector a step 0.99-1.12 (12); at 1024x4096
     //     (16 MiB) 0.97-1.01 against 1.05-1.07; 768x4096 (12 MiB) 1.01
     //     against 1.05-1.06; 512x4096 (8 MiB) 1.23-1.25 against 1.12-1.14.
     //     In cache the unrolled loop is faster (8x16384 sum: 4.5 against
@@ -163,18 +164,16 @@ private:
         this->uni_load(fill_, this->cst(-std::numeric_limits<float>::infinity()));
         if (!two_row_loops()) return row_loop(unroll());
 
-        // len_ holds cols here.
-        Xbyak::Label one_vector, done;
-        this->cmp(len_, unroll() * Base::width);
-        this->jl(one_vector, Xbyak::CodeGenerator::T_NEAR);
-        this->imul(len_, rows_.operand());
-        this->cmp(len_, Base::stream_floats);
-        this->jge(one_vector, Xbyak::CodeGenerator::T_NEAR);
-        row_loop(unroll());
-        this->jmp(done, Xbyak::CodeGenerator::T_NEAR);
-        this->L(one_vector);
-        row_loop(1);
-        this->L(done);
+        this->unrolled_or_one_vector(
+            unroll(),
+            [&](Xbyak::Label& one_vector) {  // len_ holds cols here
+                this->cmp(len_, unroll() * Base::width);
+                this->jl(one_vector, Xbyak::CodeGenerator::T_NEAR);
+                this->imul(len_, rows_.operand());
+                this->cmp(len_, stream_floats_);
+                this->jge(one_vector, Xbyak::CodeGenerator::T_NEAR);
+            },
+            [&](int vectors) { row_loop(vectors); });
     }
 
     // Every row, `vectors` vectors a step (softmax: its own unroll()).
@@ -201,6 +200,7 @@ private:
     }
 
     ReduceAlg alg_;
+    int64_t stream_floats_;
     const Vmm fill_ = Vmm(3);  // -inf: the identity of max
     Xbyak::Reg64 src_row_, dst_row_, len_, p_src_, p_dst_;
     GprValue rows_, cols_;
@@ -208,8 +208,9 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Generator> make_reduce_kernel(ReduceAlg alg, Isa isa, FramePolicy policy) {
-    return make_for_isa<ReduceKernel>(isa, alg, policy);
+std::unique_ptr<Generator> make_reduce_kernel(ReduceAlg alg, Isa isa, FramePolicy policy, int64_t stream_floats) {
+    check_stream_floats(stream_floats);
+    return make_for_isa<ReduceKernel>(isa, alg, policy, stream_floats);
 }
 
 }  // namespace benchfp::jit

@@ -3,6 +3,7 @@
 // one value per row), and softmax built on them (dst has the matrix's shape):
 // for sse41, avx2 and avx512, from one source under every frame policy.
 #include "jit/generator.hpp"
+#include "jit/stream_floats.hpp"
 
 #include <cstddef>
 #include <memory>
@@ -24,6 +25,10 @@ struct ReduceArgs {
     size_t cols;
 };
 
-std::unique_ptr<Generator> make_reduce_kernel(ReduceAlg alg, Isa isa, FramePolicy policy);
+// stream_floats: from how many floats a call (rows x cols) avx512 sum and max
+// read one vector a step (stream_floats.hpp); check_stream_floats's range, else
+// std::invalid_argument.
+std::unique_ptr<Generator> make_reduce_kernel(ReduceAlg alg, Isa isa, FramePolicy policy,
+                                              int64_t stream_floats = default_stream_floats);
 
 }  // namespace benchfp::jit
