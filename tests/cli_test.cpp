@@ -3,6 +3,7 @@
 // unless BENCHFP_REQUIRE_PERF=1 (CI), where that is a failure.
 #include "cli_run.hpp"
 #include "jit/isa.hpp"
+#include "jit/stream_floats.hpp"
 #include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -217,37 +218,43 @@ TEST(CliGemm, ABadBPanelsSettingIsBadUsage) {
 }
 
 // BENCHFP_STREAM_FLOATS moves the size from which reduce (avx512 sum, max) and
-// relu (avx2, avx512) take their one-vector loop (jit/stream_floats.hpp): at
-// 64, 2x65 and 67 elements take it, so their stepped calls differ from the
-// default's unrolled ones (a kernel whose choice were gone would read the
-// same), and both loops are stepped, every instruction judged, on small
-// problems. reduce's rows shorter than an unrolled step take the one-vector
-// loop whatever the threshold. A bad value is bad usage, at any ISA.
+// relu (avx2, avx512) take their one-vector loop (jit/stream_floats.hpp). Its
+// loop executes other instructions than the unrolled one, so a stepped call
+// tells which ran: relu 67 runs it from a threshold of 67 ("at least"), not
+// from 68; reduce 2x65 from 100 (130 floats, rows x cols: a kernel that
+// compared cols alone, 65, would not) and not from 131. reduce's rows shorter
+// than an unrolled step take it at any threshold. Each run checks the results
+// too (corr), so the one-vector loop's tails are checked on small problems,
+// every instruction judged. The default is set explicitly, whatever the
+// environment holds. A bad value is bad usage, at any ISA.
 TEST(CliStep, TheStreamThresholdChoosesTheOneVectorLoop) {
-    const auto clobber_instructions = [](const std::string& args, const std::string& env) {
-        const CommandRun run = run_benchfp("kernel --mode=step --frame=clobber,frame --expect=full " + args, env);
+    const auto stepped = [](const std::string& args, int64_t threshold) {
+        const std::string env = "BENCHFP_STREAM_FLOATS=" + std::to_string(threshold);
+        const CommandRun run = run_benchfp("kernel --mode=corr,step --frame=clobber,frame " + args, env);
         std::smatch m;
         const std::regex count(R"(: clobber ([0-9]+) instructions)");
-        EXPECT_NE(run.output.find("tests:2 passed:1 "), std::string::npos) << args << " " << env << "\n" << run.output;
+        EXPECT_NE(run.output.find("tests:4 passed:3 "), std::string::npos) << args << " " << env << "\n" << run.output;
         return std::regex_search(run.output, m, count) ? std::stol(m[1]) : -1L;
     };
-    std::vector<std::string> kernels = {"--kernel=eltwise --alg=relu --isa=avx2"};
+    const int64_t usual = benchfp::jit::default_stream_floats;
+    std::vector<std::string> relus = {"--kernel=eltwise --alg=relu --isa=avx2"}, reduces;
     std::string why;
-    if (benchfp::jit::isa_usable(benchfp::jit::Isa::avx512, std::nullopt, &why))
-        kernels.insert(kernels.end(), {"--kernel=eltwise --alg=relu --isa=avx512", "--kernel=reduce --alg=sum --isa=avx512",
-                                       "--kernel=reduce --alg=max --isa=avx512"});
-    for (const std::string& kernel : kernels) {
-        const bool reduce = kernel.find("reduce") != std::string::npos;
-        const std::string problem = reduce ? " 2x65" : " 67";
-        const long unrolled = clobber_instructions(kernel + problem, "");
-        const long one_vector = clobber_instructions(kernel + problem, "BENCHFP_STREAM_FLOATS=64");
-        EXPECT_GT(unrolled, 0) << kernel;
-        EXPECT_GT(one_vector, unrolled) << kernel;  // a vector a step: more loop heads
-        if (reduce) {  // rows shorter than an unrolled step (64) take the one-vector loop at any threshold
-            EXPECT_EQ(clobber_instructions(kernel + " 2x63", ""),
-                      clobber_instructions(kernel + " 2x63", "BENCHFP_STREAM_FLOATS=64"))
-                << kernel;
-        }
+    if (benchfp::jit::isa_usable(benchfp::jit::Isa::avx512, std::nullopt, &why)) {
+        relus.push_back("--kernel=eltwise --alg=relu --isa=avx512");
+        reduces = {"--kernel=reduce --alg=sum --isa=avx512", "--kernel=reduce --alg=max --isa=avx512"};
+    }
+    for (const std::string& relu : relus) {
+        const long unrolled = stepped(relu + " 67", usual);
+        EXPECT_GT(unrolled, 0) << relu;
+        EXPECT_EQ(stepped(relu + " 67", 68), unrolled) << relu;
+        EXPECT_NE(stepped(relu + " 67", 67), unrolled) << relu;
+    }
+    for (const std::string& reduce : reduces) {
+        const long unrolled = stepped(reduce + " 2x65", usual);
+        EXPECT_GT(unrolled, 0) << reduce;
+        EXPECT_EQ(stepped(reduce + " 2x65", 131), unrolled) << reduce;
+        EXPECT_NE(stepped(reduce + " 2x65", 100), unrolled) << reduce;
+        EXPECT_EQ(stepped(reduce + " 2x63", usual), stepped(reduce + " 2x63", 1)) << reduce;
     }
     for (const char* bad : {"abc", "0", "-5", "010", "2147483648", ""}) {
         const CommandRun run =

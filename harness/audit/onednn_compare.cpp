@@ -2,6 +2,7 @@
 
 #include "audit/audit_render.hpp"
 #include "audit/audit_run.hpp"
+#include "families/family.hpp"
 #include "report/file.hpp"
 #include "report/html.hpp"
 
@@ -23,6 +24,9 @@ struct Subject {
 std::filesystem::path own_directory() { return std::filesystem::read_symlink("/proc/self/exe").parent_path(); }
 
 std::vector<Subject> subjects(uint64_t delay_ms, uint64_t duration_ms) {
+    // The benchfp children read it: a bad value is this command's bad usage, not
+    // three children that "exited before they could be audited".
+    stream_floats_setting();
     // Each child runs well past the window, so the audit never sees it exit.
     const std::string run_ms = std::to_string(delay_ms + duration_ms + 3000);
     const std::string target = (own_directory() / "benchfp_onednn_target").string();

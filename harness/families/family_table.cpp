@@ -55,11 +55,14 @@ int64_t stream_floats_setting() {
     const char* env = std::getenv("BENCHFP_STREAM_FLOATS");
     if (!env) return jit::default_stream_floats;
     std::string text = env;
-    const std::string problem = decimal_whole_number(false)(text);
-    const int64_t floats = problem.empty() ? std::strtoll(env, nullptr, 10) : 0;
-    if (!problem.empty() || floats < 1 || floats > jit::max_stream_floats)
+    const bool digits = decimal_whole_number(false)(text).empty();
+    const int64_t floats = digits ? std::strtoll(env, nullptr, 10) : 0;
+    try {
+        jit::check_stream_floats(floats);  // the kernels' range
+    } catch (const std::invalid_argument&) {
         throw UsageError("BENCHFP_STREAM_FLOATS " + quoted_token(env) + " is not a whole number from 1 to " +
                          std::to_string(jit::max_stream_floats));
+    }
     return floats;
 }
 

@@ -160,8 +160,8 @@ static_assert(sizeof(PageHeader) <= page_header_size);
 // its colour, so that the first objects of classes used together do not share
 // an address modulo 4 KiB:
 //   - neighbouring classes (a string growing by a few bytes is copied from one
-//     to the next): sharing, the copy stalls on 4K aliasing, 2x slower on the
-//     strings workload (when the colour was c % 8);
+//     to the next): sharing, the copy stalls on 4K aliasing (2x slower on the
+//     strings workload before pages had colours);
 //   - the classes of power-of-two sizes (32, 64, ..., 1024 B), which c % 8
 //     gave one colour from 128 B up: the arrays workload's first objects then
 //     lay in two L1 sets beside every page header's one, and on the Zen 4
@@ -169,9 +169,12 @@ static_assert(sizeof(PageHeader) <= page_header_size);
 //     repetitions and 1.33-2.97 in 15 of 66 (off itself 63-124 ns an
 //     iteration); with these colours 1.14-1.28 in all 72.
 // The hash c + 5 (c / 8) + c / 16 (mod 8) gives those six classes six colours
-// and neighbouring classes different ones but for two pairs of 640-848 B. A
-// colour costs a page at most 1/32 of the objects it holds at colour 0 (a
-// larger one is lowered until it does): 2032 B pages hold 8, not 7.
+// and every two neighbouring classes different ones. A colour costs a page at
+// most 1/32 of the objects it holds at colour 0 (a larger one is lowered until
+// it does: 2032 B pages hold 8, not 7), which leaves two neighbouring pairs
+// sharing one (640-848 B; with the checked build's larger header, 592/640).
+// A table, built once: the slow paths that find an object's start (remote and
+// sampled frees, the checked build's every free) look it up, no loop.
 constexpr size_t objects_at_colour(unsigned c, unsigned colour) {
     return (page_size - page_header_size - colour * 64) / class_sizes[c];
 }
@@ -181,8 +184,13 @@ constexpr unsigned class_colour(unsigned c) {
     while (colour > 0 && (most - objects_at_colour(c, colour)) * 32 > most) --colour;
     return colour;
 }
-inline size_t first_object_offset(unsigned c) { return page_header_size + class_colour(c) * 64; }
-static_assert(pool_checked || [] {
+inline constexpr auto first_object_offsets = [] {
+    std::array<uint16_t, class_count> offsets{};
+    for (unsigned c = 0; c < class_count; ++c) offsets[c] = static_cast<uint16_t>(page_header_size + class_colour(c) * 64);
+    return offsets;
+}();
+inline size_t first_object_offset(unsigned c) { return first_object_offsets[c]; }
+static_assert([] {
     unsigned seen = 0;  // the colours of the power-of-two sizes' classes, one bit each
     for (size_t size = 32; size <= 1024; size *= 2) {
         unsigned c = 0;

@@ -82,7 +82,7 @@ private:
         this->unrolled_or_one_vector(
             unroll(),
             [&](Xbyak::Label& one_vector) {
-                this->cmp(reg_len_, stream_floats_);
+                this->cmp(reg_len_, static_cast<uint32_t>(stream_floats_));  // <= INT32_MAX: sign-extends to itself
                 this->jge(one_vector, Xbyak::CodeGenerator::T_NEAR);
             },
             [&](int vectors) { loop(vectors); });
@@ -91,8 +91,8 @@ private:
     // relu at avx2 and avx512 has a second loop, one vector a step, for calls
     // of at least stream_floats_ elements (stream_floats.hpp). relu 16777216
     // (64 MiB), in-run ratio to oneDNN at avx512 on the Zen 4 guest: avx512
-    // 0.82-0.93 unrolled (3 processes), 1.00-1.07 one vector a step (7); avx2
-    // 0.85-1.01 and 1.02-1.16. At 65536 (in L2) and 1048576-2097152 (4-8 MiB)
+    // 0.82-0.93 unrolled (3 processes), 1.00-1.07 one vector a step (4); avx2
+    // 0.85-1.01 and 1.05-1.16. At 65536 (in L2) and 1048576-2097152 (4-8 MiB)
     // the two were alike. sse41 (1.01-1.14 either way), and exp, tanh and gelu_tanh,
     // which compute more than they read: one loop.
     bool two_loops() const { return alg_ == EltwiseAlg::relu && !Base::is_sse; }

@@ -53,7 +53,7 @@ private:
     //     there, and its accumulators only cost instructions (5x33: 8 a row);
     //   - for calls of at least stream_floats_ floats (stream_floats.hpp). Sum
     //     4096x4096, in-run ratio to oneDNN at avx512: unrolled 0.83-1.04 (6
-    //     processes), one vector a step 0.99-1.12 (12); at 1024x4096
+    //     processes), one vector a step 0.99-1.12 (6); at 1024x4096
     //     (16 MiB) 0.97-1.01 against 1.05-1.07; 768x4096 (12 MiB) 1.01
     //     against 1.05-1.06; 512x4096 (8 MiB) 1.23-1.25 against 1.12-1.14.
     //     In cache the unrolled loop is faster (8x16384 sum: 4.5 against
@@ -170,7 +170,7 @@ private:
                 this->cmp(len_, unroll() * Base::width);
                 this->jl(one_vector, Xbyak::CodeGenerator::T_NEAR);
                 this->imul(len_, rows_.operand());
-                this->cmp(len_, stream_floats_);
+                this->cmp(len_, static_cast<uint32_t>(stream_floats_));  // <= INT32_MAX: sign-extends to itself
                 this->jge(one_vector, Xbyak::CodeGenerator::T_NEAR);
             },
             [&](int vectors) { row_loop(vectors); });
