@@ -54,10 +54,13 @@ def read_baseline(path, validator):
         doc = strict_json.load(path)
     except (OSError, ValueError) as e:
         fail(f"{path}: {e}")
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    try:
+        errors = validate_json.errors_of(validator, doc)
+    except ValueError as e:
+        fail(f"{path}: {e}")
     if errors:
-        where = "/".join(str(p) for p in errors[0].absolute_path) or "(document)"
-        fail(f"{path}: not a baseline: {where}: {errors[0].message[:200]}")
+        where, message = errors[0]
+        fail(f"{path}: not a baseline: {where}: {message[:200]}")
     return doc
 
 

@@ -50,6 +50,17 @@ def validator_for(name):
         return cls(schema, resolver=jsonschema.RefResolver.from_schema(schema, store=store))
 
 
+def errors_of(validator, document):
+    """The document's schema errors, in document order, each as (where, message):
+    where is its path in the document, "(document)" for the whole. ValueError
+    for JSON nested deeper than the validator holds."""
+    try:
+        errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+    except RecursionError:
+        raise ValueError("nested deeper than the validator holds") from None
+    return [("/".join(str(p) for p in e.absolute_path) or "(document)", e.message) for e in errors]
+
+
 def main(argv):
     if argv[1:] in (["-h"], ["--help"]):
         print(__doc__)
@@ -62,13 +73,12 @@ def main(argv):
     for path in argv[2:]:
         document = load(path)
         try:
-            errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
-        except RecursionError:
-            print(f"validate_json: {path}: nested deeper than the validator holds", file=sys.stderr)
+            errors = errors_of(validator, document)
+        except ValueError as e:
+            print(f"validate_json: {path}: {e}", file=sys.stderr)
             return 2
-        for e in errors[:20]:
-            where = "/".join(str(p) for p in e.absolute_path) or "(document)"
-            print(f"{path}: {where}: {e.message[:300]}")
+        for where, message in errors[:20]:
+            print(f"{path}: {where}: {message[:300]}")
         if errors:
             print(f"{path}: does not match {argv[1]}.schema.json ({len(errors)} errors)")
             status = 1

@@ -193,10 +193,9 @@ inline size_t first_object_offset(unsigned c) { return first_object_offsets[c]; 
 static_assert([] {
     unsigned seen = 0;  // the colours of the power-of-two sizes' classes, one bit each
     for (size_t size = 32; size <= 1024; size *= 2) {
-        unsigned c = 0;
-        while (class_sizes[c] < size) ++c;
-        if (seen & (1u << class_colour(c))) return false;
-        seen |= 1u << class_colour(c);
+        const unsigned bit = 1u << class_colour(size_class_of(size));
+        if (seen & bit) return false;
+        seen |= bit;
     }
     return true;
 }(), "the classes of 32, 64, ..., 1024 B share a colour");

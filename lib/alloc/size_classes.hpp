@@ -48,7 +48,7 @@ inline constexpr auto class_of_granule = make_class_table();
 }  // namespace detail
 
 // The class of a small size (1 <= size <= max_small_size): one table load.
-inline unsigned size_class_of(size_t size) { return detail::class_of_granule[(size + 7) >> 3]; }
+constexpr unsigned size_class_of(size_t size) { return detail::class_of_granule[(size + 7) >> 3]; }
 
 // Big-block classes, by payload (the bytes after the block's 64 B header room):
 // class 0 holds 64 B; then each doubling (2^e, 2^(e+1)] is cut in four steps of
