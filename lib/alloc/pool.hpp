@@ -213,32 +213,41 @@ static_assert([] {
 // limit, where the entry compares with the largest small size anyway: no
 // instruction either, but one load more, and small_churn measured 1.016-1.019
 // hook off / compiled out over 4 code layouts, against 0.992-0.998 without it.
-// Sampling costs more this way, +11.1 instructions per allocation where the
-// limit cost +9.1: the fast path runs up to its empty list first.)
+// Sampling costs more this way: the fast path runs up to its empty list
+// first; +11.1 instructions per allocation where the limit cost +9.1, before
+// the unit below became a state.)
 // Only the owner thread points alloc_heap at its heap (alloc_small_stopped in
 // pool.cpp); start() and arm() point it at no_heap, stop() leaves it to the owner.
 //
 // The big and managed entries' common case (a block of up to 64 KiB at the
 // default alignment off its class's list) pops from alloc_heap the same way.
-// hook_state is hook_sampling or hook_stopped: the entries read it once the
-// list they popped from is empty.
+// hook_state says what the entries do once the list they popped from is empty:
+//   hook_stopped       the profiler is stopped (alloc_small_stopped);
+//   hook_bytes         byte sampling: count the allocation's bytes down, an
+//                      exponential gap drawn per sample (tcmalloc's and Go's sampler);
+//   hook_allocations   probability sampling: count the allocation down, a
+//                      geometric gap drawn per sample, and recording every
+//                      allocation (gap 0);
+//   hook_poked         start() ran (or this thread is new): the next allocation
+//                      calls record_slow, which arms the count for the session.
 // sample_countdown is what may still pass before the next call into the
-// profiler, counted in the unit sample_unit names:
-//   count_bytes        bytes: byte sampling, an exponential gap drawn per
-//                      sample (tcmalloc's and Go's sampler);
-//   count_allocations  allocations: probability sampling, a geometric gap
-//                      drawn per sample, and recording every allocation (gap 0);
-// or start()'s poke (profiler.cpp), a step larger than any count.
-// Either way one read-modify-write and one not-taken branch per allocation, and
-// record_slow only when the count goes negative. The words start so that a
-// thread's first allocation calls record_slow, which registers the thread:
-// start() and stop() then set its words from their own thread (profiler.cpp).
+// profiler, in the state's unit. Byte sampling: a load and compare of the
+// state, one read-modify-write of the count and one not-taken branch per
+// allocation, and record_slow only when the count goes negative; +9.06
+// instructions per allocation in all (scripts/alloc_hook_instructions.sh,
+// 2026-12-06). (The unit was a word of its own, read beside the state, with
+// start()'s poke a step larger than any count: a load, a test and a
+// conditional move more, +11.1 instructions; on the Zen 4 guest, as the mean
+// over 4 code layouts (scripts/hook_time_over_layouts.sh), byte-sampled /
+// hook off read structs 1.205 and small_churn 1.161 where it reads 1.124 and
+// 1.136.)
+// start() and stop() set a thread's words from their own thread (profiler.cpp);
+// the hook only reads hook_state, so its plain read-modify-write of the count
+// can undo a count start() writes, never a poke.
 [[gnu::tls_model("local-exec")]] constinit extern thread_local Heap* alloc_heap;  // local-exec: see this_thread_heap
 [[gnu::tls_model("local-exec")]] constinit extern thread_local uint64_t hook_state;
-[[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_unit;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_countdown;
-inline constexpr uint64_t hook_stopped = 0, hook_sampling = 1;
-inline constexpr int64_t count_bytes = 0, count_allocations = 1;
+inline constexpr uint64_t hook_stopped = 0, hook_bytes = 1, hook_allocations = 2, hook_poked = 3;
 
 // The arena all pages come from: an address range tells pool objects apart.
 extern uintptr_t arena_base;
@@ -289,24 +298,20 @@ inline PageHeader* page_of(const void* p) {
     return reinterpret_cast<PageHeader*>(reinterpret_cast<uintptr_t>(p) & ~(uintptr_t{page_size} - 1));
 }
 
-// The hook while the profiler samples: counts an allocation of `size` bytes
-// down and says whether the count went negative, i.e. whether the allocation
-// must reach the profiler (record_slow). start() writes the count from another
-// thread (0, beside its poke of the unit, which this only reads: profiler.cpp),
-// so under ThreadSanitizer the count is updated atomically; elsewhere the
-// owner's plain read-modify-write may undo that 0, never the poke. Counting
-// allocations, or poked, the step is the unit itself (count_allocations is 1).
-[[gnu::always_inline]] inline bool counted_out(size_t size) {
-    const int64_t unit = __atomic_load_n(&sample_unit, __ATOMIC_RELAXED);
-    static_assert(count_allocations == 1);
-    const int64_t step = unit == count_bytes ? static_cast<int64_t>(size) : unit;
+// The hook while the profiler samples: counts `step` (the allocation's bytes,
+// or 1) down and says whether the count went negative, i.e. whether the
+// allocation must reach the profiler (record_slow). start() writes the count
+// from another thread (beside its poke of hook_state, which this only reads:
+// profiler.cpp), so under ThreadSanitizer the count is updated atomically;
+// elsewhere the owner's plain read-modify-write may undo that write, never the poke.
+[[gnu::always_inline]] inline bool counted_out(size_t step) {
     // In unsigned arithmetic: an absurd size (2^63 and up, refused later by the
     // allocation itself) wraps instead of overflowing a signed count.
 #if defined(__SANITIZE_THREAD__)
     const auto left = static_cast<int64_t>(
-        __atomic_sub_fetch(reinterpret_cast<uint64_t*>(&sample_countdown), static_cast<uint64_t>(step), __ATOMIC_RELAXED));
+        __atomic_sub_fetch(reinterpret_cast<uint64_t*>(&sample_countdown), uint64_t{step}, __ATOMIC_RELAXED));
 #else
-    const auto left = static_cast<int64_t>(reinterpret_cast<uint64_t&>(sample_countdown) -= static_cast<uint64_t>(step));
+    const auto left = static_cast<int64_t>(reinterpret_cast<uint64_t&>(sample_countdown) -= uint64_t{step});
 #endif
     return __builtin_expect(left < 0, 0);
 }
@@ -332,14 +337,16 @@ template <typename T>
 // itself, which an entry tail-calls (with the hook after the allocation, the
 // entry kept size and type alive across the call, in a frame of its own).
 [[gnu::always_inline]] inline bool must_sample(size_t size) {
-    return __builtin_expect(hook_word(hook_state) == hook_sampling, 0) && counted_out(size);
+    const uint64_t state = hook_word(hook_state);
+    if (__builtin_expect(state == hook_stopped, 1)) return false;
+    return state == hook_poked || counted_out(state == hook_bytes ? size : 1);
 }
 
 // Allocations the profiler records: allocated untracked, then recorded (pool.cpp).
 [[gnu::cold, gnu::noinline]] void* alloc_sampled(size_t size, const TypeInfo* type);
 // Where the small entries go while the profiler is stopped and alloc_heap's
 // list of the class is empty: the list is, or alloc_heap is not this thread's
-// heap yet (pool.cpp).
+// heap yet; and while the hook is poked, to record_slow (pool.cpp).
 [[gnu::noinline]] void* alloc_small_stopped(size_t size, const TypeInfo* type, size_t size_class);
 // The big and managed entries' (big_alloc's blocks are aligned to big_alloc_alignment).
 inline constexpr size_t big_alloc_alignment = 64;
@@ -379,9 +386,23 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
     const size_t c = size_class_of(size);
     if constexpr (Profiled) {
         if (void* p = pop_object(hook_word(alloc_heap), c)) return p;
-        // The list is empty: always while the profiler samples.
-        if (hook_word(hook_state) != hook_sampling) return alloc_small_stopped(size, type, c);
-        if (counted_out(size)) return alloc_sampled(size, type);
+        // The list is empty: always while the profiler samples. Byte sampling,
+        // the default, is the path that falls through, with a taken branch
+        // only to get here; probability sampling, one more. Each has a pop
+        // of its own, and the entries in pool.cpp are compiled without
+        // cross-jumping, which merged them again: a jump back to one shared
+        // pop took two taken branches more: structs' probability
+        // sampling / hook off read 1.24-1.39, 1.17 (median) without it.
+        const uint64_t state = hook_word(hook_state);
+        if (__builtin_expect(state == hook_bytes, 1)) {
+            if (counted_out(size)) return alloc_sampled(size, type);
+        } else if (state == hook_allocations) {
+            if (counted_out(1)) return alloc_sampled(size, type);
+            if (void* p = pop_object(this_thread_heap, c)) return p;
+            return alloc_small_slow(size, type, c);
+        } else {
+            return alloc_small_stopped(size, type, c);  // stopped, or poked
+        }
     }
     if (void* p = pop_object(this_thread_heap, c)) return p;
     return alloc_small_slow(size, type, c);

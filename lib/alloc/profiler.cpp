@@ -139,7 +139,6 @@ struct ThreadState {
     std::shared_ptr<ThreadBuffer> buffer;
     uint64_t* state = &detail::hook_state;  // this thread's hook: start() and stop() set it
     detail::Heap** heap = &detail::alloc_heap;  // start() points it away from the thread's heap
-    int64_t* unit = &detail::sample_unit;
     int64_t* countdown = &detail::sample_countdown;
     uint64_t armed_session = 0;
     uint64_t rng = 0;  // xorshift64*
@@ -264,40 +263,30 @@ void at_race_point(profiler::RacePoint point) {
     if (auto* hold = __atomic_load_n(&profiler::race_point, __ATOMIC_RELAXED)) hold(point);
 }
 
-// Turns the hook of the thread whose words these are on: the state, then its
-// small entries' lists pointed at no_heap's (always empty), both sequentially
-// consistent (see alloc_small_stopped in pool.cpp, and stays_stopped).
-void hook_on(uint64_t* state, detail::Heap** heap) {
-    __atomic_store_n(state, detail::hook_sampling, __ATOMIC_SEQ_CST);
+// Arms the hook of the thread whose words these are: `state` (hook_bytes,
+// hook_allocations, or hook_poked: see pool.hpp) calls record_slow once more
+// than `left` of its unit have passed (poked, at its next allocation). Written
+// atomically, as start() and stop() write these words from other threads: the
+// count first, then the state, then the small entries' lists pointed at
+// no_heap's (always empty), both sequentially consistent: record_slow and
+// start() order the state against the session, alloc_small_stopped (pool.cpp)
+// and stays_stopped against the profiler's switch.
+void arm_words(int64_t* countdown, uint64_t* state, detail::Heap** heap, uint64_t state_value, int64_t left) {
+    __atomic_store_n(countdown, left, __ATOMIC_RELAXED);
+    __atomic_store_n(state, state_value, __ATOMIC_SEQ_CST);
     __atomic_store_n(heap, &detail::no_heap, __ATOMIC_SEQ_CST);
 }
-
-// The hook whose words these are: count `unit`s (count_bytes,
-// count_allocations, or `poked` below) and call record_slow once more than
-// `left` have passed. Written atomically, as start() and stop() write these
-// words from other threads; the unit sequentially consistent (record_slow and
-// start() order it against the session); the hook last (it turns it on), as
-// record_slow reads profiler_enabled after it.
-void arm_words(int64_t* unit, int64_t* countdown, uint64_t* state, detail::Heap** heap, int64_t unit_value,
-               int64_t left) {
-    __atomic_store_n(countdown, left, __ATOMIC_RELAXED);
-    __atomic_store_n(unit, unit_value, __ATOMIC_SEQ_CST);
-    hook_on(state, heap);
-}
 // This thread's hook.
-void arm(int64_t unit, int64_t left) {
-    arm_words(&detail::sample_unit, &detail::sample_countdown, &detail::hook_state, &detail::alloc_heap, unit, left);
+void arm(uint64_t state, int64_t left) {
+    arm_words(&detail::sample_countdown, &detail::hook_state, &detail::alloc_heap, state, left);
 }
 
-// The unit start() writes in every known thread's hook, with a count of 0: a
-// step larger than any count (gaps are at most 2^62), so that the thread's next
-// allocation reaches record_slow from any count above -2^62, and arms there for
-// the new session. (A count below -2^62 would wrap; only an allocation of more
-// than 2^62 bytes, refused, leaves one, and start() writes 0 beside its poke.)
-// The hook only reads the unit: its plain read-modify-write of the count can
-// undo the 0 (start() running while the thread counts), never the poke. A poke
-// of the count itself was lost that way.
-constexpr int64_t poked = (int64_t{1} << 62) + 1;
+// start() pokes every known thread's hook (hook_poked), so that its next
+// allocation reaches record_slow and arms there for the new session. The hook
+// only reads the state: its plain read-modify-write of the count can undo the
+// count start() writes (start() running while the thread counts), never the
+// poke. (A poke of the count itself was lost that way.)
+constexpr uint64_t poked = detail::hook_poked;
 
 // Allocations to let pass before the next sampled one when each is sampled with
 // probability p: geometric, P(k) = (1 - p)^k p, drawn by inversion once per
@@ -316,22 +305,22 @@ int64_t geometric_gap(ThreadState& t, double p) {
 double sample_weight(ThreadState& t, size_t size) {
     const uint64_t current = session.load(std::memory_order_acquire);
     const bool first_of_session =
-        t.armed_session != current || __atomic_load_n(&detail::sample_unit, __ATOMIC_RELAXED) == poked;
+        t.armed_session != current || __atomic_load_n(&detail::hook_state, __ATOMIC_RELAXED) == poked;
     t.armed_session = current;
     const Options options = current_options.load();
     at_race_point(profiler::RacePoint::session_read);
     switch (options.sampling) {
     case Sampling::all:
-        arm(detail::count_allocations, 0);
+        arm(detail::hook_allocations, 0);
         return 1.0;
     case Sampling::probability: {
         const double p = options.probability;
         const int64_t gap = geometric_gap(t, p);
         if (first_of_session && gap > 0) {  // this allocation is the gap's first
-            arm(detail::count_allocations, gap - 1);
+            arm(detail::hook_allocations, gap - 1);
             return 0.0;
         }
-        arm(detail::count_allocations, first_of_session ? geometric_gap(t, p) : gap);
+        arm(detail::hook_allocations, first_of_session ? geometric_gap(t, p) : gap);
         return 1.0 / p;
     }
     case Sampling::bytes:
@@ -341,10 +330,10 @@ double sample_weight(ThreadState& t, size_t size) {
     const auto next_gap = [&] { return static_cast<int64_t>(std::min(t.exponential(mean), 0x1p62)); };
     if (first_of_session) {  // the first gap starts before this allocation
         const int64_t left = next_gap() - static_cast<int64_t>(size);
-        arm(detail::count_bytes, left);
+        arm(detail::hook_bytes, left);
         if (left >= 0) return 0.0;
     }
-    arm(detail::count_bytes, next_gap());
+    arm(detail::hook_bytes, next_gap());
     return -mean;
 }
 
@@ -397,15 +386,14 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     if (t.recording) {
         // An allocation of the profiler's own, were it to allocate from the pool:
         // not recorded. Poked again, as it may have found the profiler stopped
-        // and undone a start()'s poke, and so that its count never runs down to
-        // where a poke's step would wrap it.
+        // and undone a start()'s poke.
         arm(poked, 0);
         return p;
     }
     const double weight = sample_weight(t, requested);
     // A start() since sample_weight read the session may have poked this thread
     // before the arm there, which then overwrote the poke with the old session's
-    // unit and count (a byte gap where the new session records every
+    // state and count (a byte gap where the new session records every
     // allocation: the next allocations went unrecorded; tests/alloc_profiler_test.cpp
     // holds a thread here). arm's sequentially consistent stores (on x86-64
     // its relaxed ones before them are visible first) and this load pair with
@@ -459,14 +447,14 @@ void start(const Options& options) {
     __atomic_store_n(&profiler_enabled, true, __ATOMIC_SEQ_CST);
     // Every known thread's next allocation arms its count for this session;
     // threads not known yet do so on their first allocation (pool.cpp). The
-    // count and the unit (`poked`) first, then the hook (hook_on), which turns
+    // count first, then the state (`poked`) and the lists (arm_words), which turn
     // it on (after profiler_enabled: see stays_stopped): a stopped thread's next
     // allocation reaches record_slow, never counts on from an earlier session.
     // A thread that arms meanwhile either keeps its own arm for this session or
     // finds `poked` and arms afresh; one that arms for the session before pokes
     // itself (record_slow).
     std::lock_guard lock(buffers_mutex);
-    for (ThreadState* t : live_threads) arm_words(t->unit, t->countdown, t->state, t->heap, poked, 0);
+    for (ThreadState* t : live_threads) arm_words(t->countdown, t->state, t->heap, poked, 0);
     arm(poked, 0);
 }
 
