@@ -368,12 +368,18 @@ Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_
 // entry it is inlined into saves no registers: with all of big_block_any
 // inlined, their pushes and pops were 16 of the 66 instructions of a big
 // allocation (callgrind), big_class_of 13 more (big_class_of_table is one load).
-[[gnu::always_inline]] inline void* pop_big_block(Heap* h, size_t size) {
+// Its parts: whether size has a table's class, and the block of class c
+// (that class) off h's list, or null.
+[[gnu::always_inline]] inline bool in_big_table(size_t size) {
     static_assert(big_alloc_alignment == big_header_room);  // the payload is the size
-    if (size - 1 >= big_table_max_payload) return nullptr;
-    const unsigned c = big_class_of_table(size);
+    return size - 1 < big_table_max_payload;
+}
+[[gnu::always_inline]] inline void* pop_class_block(Heap* h, size_t size, unsigned c) {
     char* slot = pop_free_slot(h, c);
     return slot ? with_header(slot, size, big_alloc_alignment, h, c) : nullptr;
+}
+[[gnu::always_inline]] inline void* pop_big_block(Heap* h, size_t size) {
+    return in_big_table(size) ? pop_class_block(h, size, big_class_of_table(size)) : nullptr;
 }
 // The same as big_block_any, the common case first.
 [[gnu::always_inline]] inline void* big_block(size_t size, size_t alignment) {
@@ -609,11 +615,37 @@ void free_slow(PageHeader* page, void* p) {
                 [&](FreeObject* head) { check_not_list_head(head, p, page); });
 }
 
-// Out of line, so that big_alloc tests its hook and then tail-calls it (inlined
-// there, the hook came after the pushes of a frame of its own: arrays hook off /
-// compiled out 1.045 where it reads 1.001); big_block's common case inlined
-// here, a leaf.
-[[gnu::noinline]] void* big_alloc_untracked(size_t size) { return big_block(size, big_alloc_alignment); }
+// big_alloc with the hook (Profiled) or without it, one source, so that
+// stopped the two differ only in the TLS word they load (alloc_heap,
+// this_thread_heap): the common case, a block of a table's class off the
+// heap's list, inlined, a leaf. While sampling, such a block is counted
+// and popped here, as in the small entries, with the class the failed pop
+// found (through big_block_hooked it was found again after a jump, and
+// big_block_hooked and big_alloc held 32% of arrays' byte-sampled time: perf,
+// Zen 4 guest). Everything else goes to a function of its own.
+template <bool Profiled>
+[[gnu::always_inline]] inline void* big_alloc_as(size_t size, const TypeInfo* type) {
+    if (in_big_table(size)) {
+        const unsigned c = big_class_of_table(size);
+        if (void* p = pop_class_block(Profiled ? hook_word(alloc_heap) : this_thread_heap, size, c)) return p;
+        if constexpr (!Profiled) return big_block_any(size, big_alloc_alignment);
+        const uint64_t state = hook_word(hook_state);
+        bool sample;
+        if (__builtin_expect(state == hook_bytes, 1)) sample = counted_out(size);
+        else if (state == hook_allocations) sample = counted_out(1);
+        else return big_block_hooked(size, big_alloc_alignment, type);  // stopped, or poked
+        if (sample) return big_block_sampled(size, big_alloc_alignment, type);
+        if (void* p = pop_class_block(this_thread_heap, size, c)) return p;
+        return big_block_any(size, big_alloc_alignment);
+    }
+    if constexpr (Profiled) return big_block_hooked(size, big_alloc_alignment, type);
+    return big_block_any(size, big_alloc_alignment);
+}
+
+// Out of line, so that it is a leaf (inlined into big_alloc after its hook,
+// the hook came after the pushes of a frame of its own: arrays hook off /
+// compiled out 1.045 where it reads 1.001).
+[[gnu::noinline]] void* big_alloc_untracked(size_t size) { return big_alloc_as<false>(size, &unknown_type); }
 
 namespace {
 
@@ -667,15 +699,16 @@ void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
 }
 
 // The hook is where the common case pops, as in the small entries (pool.hpp:
-// alloc_heap): stopped, this entry and big_alloc_untracked differ only in the
-// TLS word they load. (Before, the hook was a compare of hook_state and a
+// alloc_heap): stopped, this entry and big_alloc_untracked are one source
+// (big_alloc_as) but for the TLS word they load. No cross-jumping, as in the
+// small entries: it sent the sampling path's pop back to the stopped one's
+// header writes. (Before, the hook was a compare of hook_state and a
 // branch before a tail call of big_alloc_untracked: 3 instructions, and on the
 // Zen 5 guest arrays' hook off / compiled out read 1.028 as the mean over 4
 // code layouts, up to 1.049. Before that, with the hook after the allocation,
 // the entry kept size and type alive across a call, in a frame of its own.)
-void* big_alloc(size_t size, const TypeInfo* type) {
-    if (void* p = detail::pop_big_block(detail::hook_word(detail::alloc_heap), size)) return p;
-    return detail::big_block_hooked(size, detail::big_alloc_alignment, type);
+[[gnu::optimize("no-crossjumping")]] void* big_alloc(size_t size, const TypeInfo* type) {
+    return detail::big_alloc_as<true>(size, type);
 }
 void* detail::big_block_sampled(size_t size, size_t alignment, const TypeInfo* type) {
     return record_slow(big_block(size, alignment), size, type);
@@ -686,12 +719,9 @@ namespace {
 // Managed blocks with the hook (Profiled) or without it (the benchmarks' baseline).
 template <bool Profiled>
 void* managed_alloc_as(size_t size, size_t alignment, const TypeInfo* type) {
-    if constexpr (Profiled) {  // the hook as in big_alloc
-        if (alignment == detail::big_alloc_alignment)
-            if (void* p = detail::pop_big_block(detail::hook_word(detail::alloc_heap), size)) return p;
-        return detail::big_block_hooked(size, alignment, type);
-    }
-    return detail::big_block(size, alignment);
+    if (alignment == detail::big_alloc_alignment) return detail::big_alloc_as<Profiled>(size, type);  // big_alloc's
+    if constexpr (Profiled) return detail::big_block_hooked(size, alignment, type);
+    return detail::big_block_any(size, alignment);
 }
 
 template <bool Profiled>

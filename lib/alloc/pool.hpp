@@ -239,7 +239,7 @@ static_assert([] {
 // start()'s poke a step larger than any count: a load, a test and a
 // conditional move more, +11.1 instructions; on the Zen 4 guest, as the mean
 // over 4 code layouts (scripts/hook_time_over_layouts.sh), byte-sampled /
-// hook off read structs 1.205 and small_churn 1.161 where it reads 1.124 and
+// hook off read structs 1.205 and small_churn 1.161 where it reads 1.139 and
 // 1.136.)
 // start() and stop() set a thread's words from their own thread (profiler.cpp);
 // the hook only reads hook_state, so its plain read-modify-write of the count
@@ -392,7 +392,8 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
         // of its own, and the entries in pool.cpp are compiled without
         // cross-jumping, which merged them again: a jump back to one shared
         // pop took two taken branches more: structs' probability
-        // sampling / hook off read 1.24-1.39, 1.17 (median) without it.
+        // sampling / hook off read 1.24-1.39 with it, against 1.18-1.30
+        // for the build before this state (16 repetitions each, Zen 4).
         const uint64_t state = hook_word(hook_state);
         if (__builtin_expect(state == hook_bytes, 1)) {
             if (counted_out(size)) return alloc_sampled(size, type);
