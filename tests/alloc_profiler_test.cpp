@@ -14,6 +14,8 @@
 #include <cmath>
 #include <random>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -147,16 +149,28 @@ TEST(Profiler, NothingIsRecordedWhileStopped) {
     EXPECT_TRUE(alloc::profiler::fetch().allocations.empty());
 }
 
+// Sizes of each path's counting: a small class, a big block of the table's
+// classes (counted in big_alloc_as), one above them (big_block_hooked), and a
+// managed block at another alignment (big_block_hooked too).
 TEST(Profiler, ProbabilitySamplingWithinFiveSigma) {
     constexpr int n = 1000000;
     constexpr double p = 0.01;
-    alloc::profiler::clear();
-    alloc::profiler::start({Sampling::probability, p, 0, 8, 12345});
-    for (int i = 0; i < n; ++i) alloc::free(alloc::pool_alloc(24));
-    alloc::profiler::stop();
-    const auto profile = alloc::profiler::fetch();
-    EXPECT_NEAR(static_cast<double>(profile.allocations.size()), n * p, five_sigma(n * p * (1 - p)));
-    for (const auto& r : profile.allocations) EXPECT_DOUBLE_EQ(r.weight, 1 / p);
+    const struct {
+        size_t size, alignment;
+    } paths[] = {{24, 0}, {5000, 0}, {100000, 0}, {5000, 128}};
+    for (const auto& path : paths) {
+        SCOPED_TRACE(std::to_string(path.size) + " bytes, alignment " + std::to_string(path.alignment));
+        const int allocations = path.size > 2032 ? n / 10 : n;
+        alloc::profiler::clear();
+        alloc::profiler::start({Sampling::probability, p, 0, 8, 12345});
+        for (int i = 0; i < allocations; ++i)
+            alloc::free(path.alignment ? alloc::managed_alloc(path.size, path.alignment) : alloc::pool_alloc(path.size));
+        alloc::profiler::stop();
+        const auto profile = alloc::profiler::fetch();
+        EXPECT_NEAR(static_cast<double>(profile.allocations.size()), allocations * p,
+                    five_sigma(allocations * p * (1 - p)));
+        for (const auto& r : profile.allocations) EXPECT_DOUBLE_EQ(r.weight, 1 / p);
+    }
 }
 
 // The allocations between two samples are counted down from a geometric draw
@@ -251,7 +265,7 @@ TEST(Profiler, BigAndManagedEntriesSeeTheHookThroughAllocHeap) {
 }
 
 // start() and stop() from one thread while another allocates (the race the
-// sequentially consistent pair in alloc_small_stopped is for; ThreadSanitizer
+// sequentially consistent pair in alloc_small_not_counting is for; ThreadSanitizer
 // runs it too): after the last start() returns, the other thread's next
 // allocation is recorded, and after the last stop() its entries go back to
 // its own heap.
@@ -404,28 +418,22 @@ TEST(Profiler, AStartWhileAThreadStopsItsHookReachesIt) {
     EXPECT_TRUE(worker.records_the_next_allocation());
 }
 
-TEST(Profiler, ByteSamplingTotalsAreUnbiased) {
-    // An allocation of s bytes is sampled with probability p = 1 - exp(-s /
-    // mean) (at least one point of the bytes' Poisson process in it),
-    // independently of the others (the process's points in disjoint bytes
-    // are), and a sample weighs 1 / p. So the sample count's mean is the sum
-    // of p (15% below total / mean here), its variance the sum of p (1 - p),
-    // and each weighted total's variance
-    // is the sum over allocations of x^2 (1 / p - 1), x its count (1) or
-    // bytes. The bound is 5 of those sigmas: 1.5% of the count, 0.9% of the
-    // bytes. The weight mean / s (the first-order 1 / p) would read the count
-    // 11% low. The mean is small for that (212k samples): at 64 KiB, 5 sigma
-    // of the count was 6.3% and that weight's bias 0.8%. (The test took 1 /
-    // sqrt(samples) for each total's relative sigma until a CI run read 0.9586
-    // of the count at 64 KiB, 3.3 of its sigma, 5.1 of that.)
-    constexpr size_t mean = 4096;
-    constexpr int allocations = 1000000;
+// An allocation of s bytes is sampled with probability p = 1 - exp(-s /
+// mean) (at least one point of the bytes' Poisson process in it),
+// independently of the others (the process's points in disjoint bytes
+// are), and a sample weighs 1 / p. So the sample count's mean is the sum
+// of p, its variance the sum of p (1 - p), and each weighted total's
+// variance is the sum over allocations of x^2 (1 / p - 1), x its count (1)
+// or bytes. The bounds are 5 of those sigmas. `allocations` allocations of
+// size_of(rng) bytes, each freed at once.
+template <typename SizeOf>
+void expect_byte_sampling_unbiased(size_t mean, int allocations, SizeOf size_of) {
     std::mt19937 rng(7);
     double true_bytes = 0, samples = 0, samples_variance = 0, count_variance = 0, bytes_variance = 0;
     alloc::profiler::clear();
     alloc::profiler::start({Sampling::bytes, 1.0, mean, 8, 777});
     for (int i = 0; i < allocations; ++i) {
-        const size_t size = 16 + rng() % 2000;
+        const size_t size = size_of(rng);
         const double p = -std::expm1(-static_cast<double>(size) / mean);
         true_bytes += size;
         samples += p;
@@ -444,6 +452,24 @@ TEST(Profiler, ByteSamplingTotalsAreUnbiased) {
     EXPECT_NEAR(static_cast<double>(profile.allocations.size()), samples, five_sigma(samples_variance));
     EXPECT_NEAR(estimated_bytes, true_bytes, five_sigma(bytes_variance));
     EXPECT_NEAR(estimated_count, allocations, five_sigma(count_variance));
+}
+
+TEST(Profiler, ByteSamplingTotalsAreUnbiased) {
+    // Small objects: the sample count 15% below total / mean; the bounds
+    // 1.5% of the count, 0.9% of the bytes. The weight mean / s (the
+    // first-order 1 / p) would read the count 11% low. The mean is small for
+    // that (212k samples): at 64 KiB, 5 sigma of the count was 6.3% and that
+    // weight's bias 0.8%. (The test took 1 / sqrt(samples) for each total's
+    // relative sigma until a CI run read 0.9586 of the count at 64 KiB, 3.3
+    // of its sigma, 5.1 of that.)
+    expect_byte_sampling_unbiased(4096, 1000000, [](std::mt19937& rng) { return size_t{16} + rng() % 2000; });
+}
+
+// Big blocks are counted in their entry (big_alloc_as) up to 64 KiB, and
+// through big_block_hooked above: both paths, the same statistics.
+TEST(Profiler, ByteSamplingTotalsOfBigBlocksAreUnbiased) {
+    expect_byte_sampling_unbiased(size_t{64} << 10, 200000,
+                                  [](std::mt19937& rng) { return size_t{2033} + rng() % 80000; });
 }
 
 // start() reaches threads that allocated before it (their hook is poked),
@@ -471,6 +497,25 @@ TEST(Profiler, StartReachesRunningAndNewThreads) {
     EXPECT_EQ(profile.allocations.size(), 17u);
     for (void* p : early_blocks) alloc::free(p);
     for (void* p : late_blocks) alloc::free(p);
+}
+
+// A new thread's hook starts poked: its first allocation, whichever entry it
+// goes through, reaches record_slow, and with the profiler on is recorded.
+TEST(Profiler, ANewThreadsFirstAllocationIsRecordedOnEveryEntry) {
+    const std::function<void*()> firsts[] = {
+        [] { return alloc::pool_alloc(32); },            // the small entries' empty-list branch
+        [] { return alloc::big_alloc(5000); },           // big_alloc_as
+        [] { return alloc::big_alloc(100000); },         // above the table: big_block_hooked
+        [] { return alloc::managed_alloc(5000); },       // big_alloc_as, through managed_alloc_as
+        [] { return alloc::managed_alloc(5000, 128); },  // another alignment: big_block_hooked
+    };
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    std::vector<void*> blocks;
+    for (const auto& first : firsts) std::thread([&] { blocks.push_back(first()); }).join();
+    alloc::profiler::stop();
+    EXPECT_EQ(alloc::profiler::fetch().allocations.size(), std::size(firsts));
+    for (void* p : blocks) alloc::free(p);
 }
 
 // A sampled object freed by another thread: the free is recorded and the block

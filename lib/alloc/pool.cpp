@@ -550,7 +550,7 @@ void claim_alloc_heap(Heap* h) {
 
 // alloc_heap is not this thread's heap, or the list is empty; or the hook is
 // poked (the allocation goes to record_slow, which arms it).
-[[gnu::noinline]] void* alloc_small_stopped(size_t size, const TypeInfo* type, size_t c) {
+[[gnu::noinline]] void* alloc_small_not_counting(size_t size, const TypeInfo* type, size_t c) {
     if (hook_word(hook_state) == hook_poked) return alloc_sampled(size, type);
     Heap* h = heap_of_this_thread();
     claim_alloc_heap(h);
@@ -565,13 +565,13 @@ namespace {
     return big_block(size, alignment);
 }
 
-// Where the hooked big and managed entries go when their common case does not
-// pop from alloc_heap: while the profiler samples (alloc_heap is no_heap),
-// to be counted; while it is stopped, to claim alloc_heap for the next ones.
-// The claim is a function of its own, so that the sampling path, counted and
-// not sampled, is a leaf with no frame that pops from this thread's lists
-// (with the claim inlined, it pushed and popped a frame: 7 instructions more
-// per big allocation while sampling).
+// Where the hooked big and managed entries go when big_alloc_as does not
+// count: above 64 KiB or at another alignment while the profiler samples, to
+// be counted; poked, to record_slow; stopped, to claim alloc_heap for the next
+// ones. The claim is a function of its own, so that the sampling path,
+// counted and not sampled, is a leaf with no frame (with the claim inlined, it
+// pushed and popped a frame: 7 instructions more per big allocation while
+// sampling, when every big allocation came here).
 [[gnu::noinline]] void* big_block_hooked(size_t size, size_t alignment, const TypeInfo* type) {
     if (must_sample(size)) return big_block_sampled(size, alignment, type);
     if (hook_word(hook_state) == hook_stopped) return big_block_stopped(size, alignment);
@@ -686,11 +686,11 @@ BENCHFP_LAYOUT_SHIFT_HERE(layout_shift_before_entry_points)
 // wherever the code around them moves, and the hooked and unhooked entries'
 // fast paths differ only in the TLS word they load (alloc_heap,
 // this_thread_heap); the hooked entries' empty-list branch, out of that line,
-// holds the sampling path. No cross-jumping in the hooked ones: it merged the
-// two sampling modes' pops into one, reached by a jump back (pool_alloc_inner).
-[[gnu::aligned(64), gnu::optimize("no-crossjumping")]] void* pool_alloc(size_t size) { return pool_alloc_inner<true>(size, &unknown_type); }
+// holds the sampling path (with no cross-jumping, CMakeLists.txt: one pop per
+// sampling mode, pool_alloc_inner).
+[[gnu::aligned(64)]] void* pool_alloc(size_t size) { return pool_alloc_inner<true>(size, &unknown_type); }
 [[gnu::aligned(64)]] void* pool_alloc_unprofiled(size_t size) { return pool_alloc_inner<false>(size, &unknown_type); }
-[[gnu::aligned(64), gnu::optimize("no-crossjumping")]] void* alloc(size_t size, const TypeInfo* type) { return pool_alloc_inner<true>(size, type); }
+[[gnu::aligned(64)]] void* alloc(size_t size, const TypeInfo* type) { return pool_alloc_inner<true>(size, type); }
 void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
     return record_slow(pool_alloc_inner<false>(size, type), size, type);
 }
@@ -699,17 +699,13 @@ void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
 }
 
 // The hook is where the common case pops, as in the small entries (pool.hpp:
-// alloc_heap): stopped, this entry and big_alloc_untracked are one source
-// (big_alloc_as) but for the TLS word they load. No cross-jumping, as in the
-// small entries: it sent the sampling path's pop back to the stopped one's
-// header writes. (Before, the hook was a compare of hook_state and a
+// alloc_heap): this entry and big_alloc_untracked are one source (big_alloc_as);
+// their common case differs only in the TLS word it loads. (Before, the hook was a compare of hook_state and a
 // branch before a tail call of big_alloc_untracked: 3 instructions, and on the
 // Zen 5 guest arrays' hook off / compiled out read 1.028 as the mean over 4
 // code layouts, up to 1.049. Before that, with the hook after the allocation,
 // the entry kept size and type alive across a call, in a frame of its own.)
-[[gnu::optimize("no-crossjumping")]] void* big_alloc(size_t size, const TypeInfo* type) {
-    return detail::big_alloc_as<true>(size, type);
-}
+void* big_alloc(size_t size, const TypeInfo* type) { return detail::big_alloc_as<true>(size, type); }
 void* detail::big_block_sampled(size_t size, size_t alignment, const TypeInfo* type) {
     return record_slow(big_block(size, alignment), size, type);
 }

@@ -15,8 +15,8 @@
 //   managed_alloc(...)       growable arrays: aligned, with managed_realloc
 // Every allocation is recorded exactly once, whichever path it takes. Each
 // entry has the hook inside it, in the same function, tested before it
-// allocates (an empty list of alloc_heap, see there; past it the big and
-// managed entries' must_sample), so that the entry tail-calls the unprofiled path. A
+// allocates (an empty list of alloc_heap, see there; then hook_state), so
+// that the entry tail-calls the unprofiled path. A
 // hook after the allocation (Julia's shape: an inline wrapper around an
 // untracked call, or the hook after big_block) kept the size and type alive
 // across the call and turned the caller's tail call into a frame of its own,
@@ -213,16 +213,15 @@ static_assert([] {
 // limit, where the entry compares with the largest small size anyway: no
 // instruction either, but one load more, and small_churn measured 1.016-1.019
 // hook off / compiled out over 4 code layouts, against 0.992-0.998 without it.
-// Sampling costs more this way: the fast path runs up to its empty list
-// first; +11.1 instructions per allocation where the limit cost +9.1, before
-// the unit below became a state.)
-// Only the owner thread points alloc_heap at its heap (alloc_small_stopped in
+// The limit cost sampling +9.1 instructions per allocation and this design
+// +11.07 until the unit below became a state; it is +9.06 now.)
+// Only the owner thread points alloc_heap at its heap (alloc_small_not_counting in
 // pool.cpp); start() and arm() point it at no_heap, stop() leaves it to the owner.
 //
 // The big and managed entries' common case (a block of up to 64 KiB at the
 // default alignment off its class's list) pops from alloc_heap the same way.
 // hook_state says what the entries do once the list they popped from is empty:
-//   hook_stopped       the profiler is stopped (alloc_small_stopped);
+//   hook_stopped       the profiler is stopped (alloc_small_not_counting);
 //   hook_bytes         byte sampling: count the allocation's bytes down, an
 //                      exponential gap drawn per sample (tcmalloc's and Go's sampler);
 //   hook_allocations   probability sampling: count the allocation down, a
@@ -237,13 +236,18 @@ static_assert([] {
 // instructions per allocation in all (scripts/alloc_hook_instructions.sh,
 // 2026-12-06). (The unit was a word of its own, read beside the state, with
 // start()'s poke a step larger than any count: a load, a test and a
-// conditional move more, +11.1 instructions; on the Zen 4 guest, as the mean
+// conditional move more, +11.07 instructions; on the Zen 4 guest, as the mean
 // over 4 code layouts (scripts/hook_time_over_layouts.sh), byte-sampled /
 // hook off read structs 1.205 and small_churn 1.161 where it reads 1.139 and
 // 1.136.)
-// start() and stop() set a thread's words from their own thread (profiler.cpp);
-// the hook only reads hook_state, so its plain read-modify-write of the count
-// can undo a count start() writes, never a poke.
+// start() and stop() set a thread's words from their own thread (profiler.cpp),
+// and other threads write only hook_poked and hook_stopped into its state;
+// hook_bytes and hook_allocations only the owner (record_slow). So a path that
+// reads the state twice (alloc_small_not_counting after the entry,
+// big_block_hooked after big_alloc_as) never finds a counting state the second
+// time where the first was not one, and nothing is counted twice. The hook
+// only reads hook_state: its plain read-modify-write of the count can undo a
+// count start() writes, never a poke.
 [[gnu::tls_model("local-exec")]] constinit extern thread_local Heap* alloc_heap;  // local-exec: see this_thread_heap
 [[gnu::tls_model("local-exec")]] constinit extern thread_local uint64_t hook_state;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_countdown;
@@ -332,10 +336,14 @@ template <typename T>
 #endif
 }
 
-// The hook of the big and managed entries, before the allocation: whether this allocation of `size` bytes goes to the profiler. Its
-// count does not depend on the block, so what follows it is the unprofiled path
-// itself, which an entry tail-calls (with the hook after the allocation, the
-// entry kept size and type alive across the call, in a frame of its own).
+// The hook of the big and managed blocks that big_alloc_as does not count
+// (above 64 KiB, another alignment, or poked: big_block_hooked in pool.cpp),
+// before the allocation: whether this allocation of `size` bytes goes to the
+// profiler. Its count does not depend on the block, so what follows it is the
+// unprofiled path itself, which an entry tail-calls (with the hook after the
+// allocation, the entry kept size and type alive across the call, in a frame
+// of its own). Branches on the state, where the entries' fall-through paths
+// (pool_alloc_inner, big_alloc_as) branch per mode: this path is not theirs.
 [[gnu::always_inline]] inline bool must_sample(size_t size) {
     const uint64_t state = hook_word(hook_state);
     if (__builtin_expect(state == hook_stopped, 1)) return false;
@@ -347,7 +355,7 @@ template <typename T>
 // Where the small entries go while the profiler is stopped and alloc_heap's
 // list of the class is empty: the list is, or alloc_heap is not this thread's
 // heap yet; and while the hook is poked, to record_slow (pool.cpp).
-[[gnu::noinline]] void* alloc_small_stopped(size_t size, const TypeInfo* type, size_t size_class);
+[[gnu::noinline]] void* alloc_small_not_counting(size_t size, const TypeInfo* type, size_t size_class);
 // The big and managed entries' (big_alloc's blocks are aligned to big_alloc_alignment).
 inline constexpr size_t big_alloc_alignment = 64;
 [[gnu::cold, gnu::noinline]] void* big_block_sampled(size_t size, size_t alignment, const TypeInfo* type);
@@ -363,7 +371,7 @@ inline constexpr size_t big_alloc_alignment = 64;
     return head;
 }
 
-// Above the largest small size (its hook: alloc_heap, then must_sample; pool.cpp).
+// Above the largest small size (its hook: alloc_heap, then hook_state; pool.cpp).
 void* big_alloc(size_t size, const TypeInfo* type = &unknown_type);
 
 // The one inline fast path. Profiled = false compiles the hook out, so a
@@ -402,7 +410,7 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
             if (void* p = pop_object(this_thread_heap, c)) return p;
             return alloc_small_slow(size, type, c);
         } else {
-            return alloc_small_stopped(size, type, c);  // stopped, or poked
+            return alloc_small_not_counting(size, type, c);  // stopped, or poked
         }
     }
     if (void* p = pop_object(this_thread_heap, c)) return p;

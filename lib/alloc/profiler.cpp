@@ -269,7 +269,7 @@ void at_race_point(profiler::RacePoint point) {
 // atomically, as start() and stop() write these words from other threads: the
 // count first, then the state, then the small entries' lists pointed at
 // no_heap's (always empty), both sequentially consistent: record_slow and
-// start() order the state against the session, alloc_small_stopped (pool.cpp)
+// start() order the state against the session, alloc_small_not_counting (pool.cpp)
 // and stays_stopped against the profiler's switch.
 void arm_words(int64_t* countdown, uint64_t* state, detail::Heap** heap, uint64_t state_value, int64_t left) {
     __atomic_store_n(countdown, left, __ATOMIC_RELAXED);
@@ -281,12 +281,6 @@ void arm(uint64_t state, int64_t left) {
     arm_words(&detail::sample_countdown, &detail::hook_state, &detail::alloc_heap, state, left);
 }
 
-// start() pokes every known thread's hook (hook_poked), so that its next
-// allocation reaches record_slow and arms there for the new session. The hook
-// only reads the state: its plain read-modify-write of the count can undo the
-// count start() writes (start() running while the thread counts), never the
-// poke. (A poke of the count itself was lost that way.)
-constexpr uint64_t poked = detail::hook_poked;
 
 // Allocations to let pass before the next sampled one when each is sampled with
 // probability p: geometric, P(k) = (1 - p)^k p, drawn by inversion once per
@@ -296,8 +290,8 @@ int64_t geometric_gap(ThreadState& t, double p) {
     return static_cast<int64_t>(std::min(std::floor(std::log(t.uniform()) / std::log1p(-p)), 0x1p62));
 }
 
-// Called when the thread's count went negative with an allocation of `size`
-// bytes while the profiler runs: re-arms the count and returns the
+// Called when the thread's count went negative, or its hook was poked, with
+// an allocation of `size` bytes while the profiler runs: re-arms the count and returns the
 // allocation's weight, 0 if it is not sampled, minus the mean interval if it is
 // byte-sampled (its weight needs an exp(): fetch() computes it). The first call
 // of a session (after start()'s poke) is not the end of a drawn gap: there the
@@ -305,7 +299,7 @@ int64_t geometric_gap(ThreadState& t, double p) {
 double sample_weight(ThreadState& t, size_t size) {
     const uint64_t current = session.load(std::memory_order_acquire);
     const bool first_of_session =
-        t.armed_session != current || __atomic_load_n(&detail::hook_state, __ATOMIC_RELAXED) == poked;
+        t.armed_session != current || __atomic_load_n(&detail::hook_state, __ATOMIC_RELAXED) == detail::hook_poked;
     t.armed_session = current;
     const Options options = current_options.load();
     at_race_point(profiler::RacePoint::session_read);
@@ -387,7 +381,7 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
         // An allocation of the profiler's own, were it to allocate from the pool:
         // not recorded. Poked again, as it may have found the profiler stopped
         // and undone a start()'s poke.
-        arm(poked, 0);
+        arm(detail::hook_poked, 0);
         return p;
     }
     const double weight = sample_weight(t, requested);
@@ -399,7 +393,7 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     // its relaxed ones before them are visible first) and this load pair with
     // start()'s increment of the session (Dekker): either the poke lands after
     // the arm, or the new session is seen here and the thread pokes itself.
-    if (session.load(std::memory_order_seq_cst) != t.armed_session) arm(poked, 0);
+    if (session.load(std::memory_order_seq_cst) != t.armed_session) arm(detail::hook_poked, 0);
     // A stop() since profiler_on() above may have stopped this hook before
     // sample_weight armed it again: with arm's store, this load pairs with
     // stop()'s store (Dekker), so either stop()'s store lands after the arm or
@@ -407,7 +401,7 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     // start() ran meanwhile, whose poke that undid (stays_stopped finds the
     // profiler on): the thread pokes itself, and looks again. This allocation
     // is still recorded.
-    while (!__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST) && !stays_stopped()) arm(poked, 0);
+    while (!__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST) && !stays_stopped()) arm(detail::hook_poked, 0);
     if (weight == 0.0) return p;
     const size_t allocated = usable_size(p);  // of its class: a sampled block is at least as large
     p = sampled_block(p);
@@ -440,7 +434,11 @@ namespace profiler {
 
 void (*race_point)(RacePoint) = nullptr;  // read and written atomically (at_race_point)
 
+// start() and stop() each run whole under buffers_mutex: a stop() whose
+// switch came before a start()'s and whose stores of hook_stopped after its
+// pokes left the profiler on with every hook stopped, for good.
 void start(const Options& options) {
+    std::lock_guard lock(buffers_mutex);
     current_options.store(options);
     clock_at_start = clock_now();
     session.fetch_add(1, std::memory_order_seq_cst);  // before the pokes: see record_slow
@@ -453,21 +451,20 @@ void start(const Options& options) {
     // A thread that arms meanwhile either keeps its own arm for this session or
     // finds `poked` and arms afresh; one that arms for the session before pokes
     // itself (record_slow).
-    std::lock_guard lock(buffers_mutex);
-    for (ThreadState* t : live_threads) arm_words(t->countdown, t->state, t->heap, poked, 0);
-    arm(poked, 0);
+    for (ThreadState* t : live_threads) arm_words(t->countdown, t->state, t->heap, detail::hook_poked, 0);
+    arm(detail::hook_poked, 0);
 }
 
 void stop() {
+    std::lock_guard lock(buffers_mutex);
     __atomic_store_n(&profiler_enabled, false, __ATOMIC_SEQ_CST);
     // Every known thread's hook stops counting now; one inside record_slow
     // that arms again after this finds the profiler stopped there and stops
     // itself; one inside its hook counts once more.
-    std::lock_guard lock(buffers_mutex);
     // Sequentially consistent, as arm()'s store of the state, so that a thread
     // arming in record_slow either sees profiler_enabled false or is stopped here.
     // The thread's small entries keep looking at no_heap's lists until its next
-    // allocation points them at its heap (alloc_small_stopped): only the owner does that.
+    // allocation points them at its heap (alloc_small_not_counting): only the owner does that.
     for (ThreadState* t : live_threads) __atomic_store_n(t->state, detail::hook_stopped, __ATOMIC_SEQ_CST);
 }
 
