@@ -368,8 +368,8 @@ Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_
 // entry it is inlined into saves no registers: with all of big_block_any
 // inlined, their pushes and pops were 16 of the 66 instructions of a big
 // allocation (callgrind), big_class_of 13 more (big_class_of_table is one load).
-// Its parts: whether size has a table's class, and the block of class c
-// (that class) off h's list, or null.
+// Its two parts, which big_alloc_as uses apart: whether size has a table's
+// class, and the block of class c (that class) off h's list, or null.
 [[gnu::always_inline]] inline bool in_big_table(size_t size) {
     static_assert(big_alloc_alignment == big_header_room);  // the payload is the size
     return size - 1 < big_table_max_payload;
@@ -615,10 +615,10 @@ void free_slow(PageHeader* page, void* p) {
                 [&](FreeObject* head) { check_not_list_head(head, p, page); });
 }
 
-// big_alloc with the hook (Profiled) or without it, one source, so that
-// stopped the two differ only in the TLS word they load (alloc_heap,
-// this_thread_heap): the common case, a block of a table's class off the
-// heap's list, inlined, a leaf. While sampling, such a block is counted
+// big_alloc with the hook (Profiled) or without it, one source: their common
+// case, a block of a table's class off the heap's list, inlined, a leaf, reads
+// a different TLS word (alloc_heap, this_thread_heap) and is otherwise the same
+// 29 instructions but for register choice and order. While sampling, such a block is counted
 // and popped here, as in the small entries, with the class the failed pop
 // found (through big_block_hooked it was found again after a jump, and
 // big_block_hooked and big_alloc held 32% of arrays' byte-sampled time: perf,
@@ -699,12 +699,12 @@ void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
 }
 
 // The hook is where the common case pops, as in the small entries (pool.hpp:
-// alloc_heap): this entry and big_alloc_untracked are one source (big_alloc_as);
-// their common case differs only in the TLS word it loads. (Before, the hook was a compare of hook_state and a
-// branch before a tail call of big_alloc_untracked: 3 instructions, and on the
-// Zen 5 guest arrays' hook off / compiled out read 1.028 as the mean over 4
-// code layouts, up to 1.049. Before that, with the hook after the allocation,
-// the entry kept size and type alive across a call, in a frame of its own.)
+// alloc_heap): this entry and big_alloc_untracked are one source (big_alloc_as).
+// (Before, the hook was a compare of hook_state and a branch before a tail
+// call of big_alloc_untracked: 3 instructions, and on the Zen 5 guest arrays'
+// hook off / compiled out read 1.028 as the mean over 4 code layouts, up to
+// 1.049. Before that, with the hook after the allocation, the entry kept size
+// and type alive across a call, in a frame of its own.)
 void* big_alloc(size_t size, const TypeInfo* type) { return detail::big_alloc_as<true>(size, type); }
 void* detail::big_block_sampled(size_t size, size_t alignment, const TypeInfo* type) {
     return record_slow(big_block(size, alignment), size, type);
