@@ -184,17 +184,20 @@ static size_t straight_max_m_panels(size_t nr) {
 // Where B is one or two 32-column panels (avx512's 12 x 32 tile, N up to 64),
 // each A panel serves one or two tiles: the first reads its 12 rows from
 // memory, a second from cache, and packing A cost a fifth of the run (m1024n64k1024, perf
-// profile: pack_a_panel 18%, the kernel 71%).
-// At avx2 (the 6 x 16 tile) full panels of A are read in place at every N: its
-// 6 rows (6 x KC floats, 24 KiB) stay in L1 across the B panels, as a packed
-// panel does, and the packing pass bought nothing. Zen 5, clobber, minimum of
-// three processes each, packed then in place, ms: m1024n64k1024 1.39-1.42 then
-// 1.24-1.29 (0.93x to 1.00-1.01x oneDNN at avx2), at 2 threads 0.73-0.74 then
-// 0.67-0.69; m1024n128k1024 2.74-2.97 then 2.60-2.61; m1024n256k1024
-// 5.21-5.52 then 5.02-5.23; m1024n1024k1024, m64n1024k1024 and m16n4096k1024
-// the same within 2% or faster, at 1 and 2 threads.
-static bool a_read_in_place(const GemmShape& s, const jit::GemmTile& t) {
-    return t.mr == 6 || (t.nr == 16 && s.n <= 16) || (t.nr == 32 && s.n <= 64);
+// profile: pack_a_panel 18%, the kernel 71%). But at 1 thread only: with two
+// threads reading their 12-row panels in place at once, whole processes ran
+// slow (Zen 4 guest, avx512 m1024n64k1024 --threads=2, minimum ms per run, one
+// process per figure: 36 of 77 processes 0.76-0.96 ms, 0.72-0.91x oneDNN, the
+// rest 0.64-0.70, 0.98-1.09x; slow and fast processes came in runs of several
+// in a row, and oneDNN's time was the same in both), never at 1 thread (8 of 8
+// at 1.26-1.27 ms, 1.00x). Packed, 20 processes read 0.66-0.78 ms
+// (0.91-1.02x), none slow. Splitting N instead of M went slow as well (3 of 6),
+// and packing each panel right before its tiles was no faster (0.67-0.73 ms).
+// Why reading in place goes slow is not known. Not huge pages: 2 of 12 slow
+// with transparent huge pages always on, 3 of 12 with madvise. Not the two
+// vCPUs sharing a core: the two-thread FMA peak was the same in slow processes.
+static bool a_read_in_place(const GemmShape& s, const jit::GemmTile& t, int threads) {
+    return t.mr == 6 || (t.nr == 16 && s.n <= 16) || (t.nr == 32 && s.n <= 64 && threads == 1);
 }
 
 // Whether M panel p is read in place: a full panel where A is (see a_read_in_place).
@@ -230,7 +233,7 @@ GemmWorkload::GemmWorkload(const KernelCase& c)
     : Workload(c.threads),
       shape_(parse_gemm_problem(c.problem, "problem")),
       tile_(jit::gemm_tile(c.spec.isa, shape_.m, shape_.n)),  // shape_ is declared, so initialised, first
-      a_in_place_(a_read_in_place(shape_, tile_)),
+      a_in_place_(a_read_in_place(shape_, tile_, c.threads)),
       m_panels_((shape_.m + tile_.mr - 1) / tile_.mr),
       kc_(tile_.mr == 16 && !a_in_place_ ? kc_block_b_streamed : kc_block),  // see kc_block_b_streamed
       split_(split_threads(m_panels_,

@@ -7,7 +7,8 @@
 // is read in place (one or two panels of A) or copied just before its tiles
 // (how many depends on the tile's width); the kernel reads A's full panels in
 // place rather than packed at avx2 (every N), and at avx512 where B is one
-// 16-column panel or up to two 32-column ones (gemm_workload.cpp, a_read_in_place).
+// 16-column panel or, on 1 thread, up to two 32-column ones (gemm_workload.cpp,
+// a_read_in_place).
 // With --threads every thread packs a share of B, then the tiles are split on a
 // grid of M panels x N panels (N when M is too short to share).
 #include "families/workload.hpp"
