@@ -246,8 +246,9 @@ static_assert([] {
 // reads the state twice (alloc_small_not_counting after the entry,
 // big_block_hooked after big_alloc_as) never finds a counting state the second
 // time where the first was not one, and nothing is counted twice. The hook
-// only reads hook_state: its plain read-modify-write of the count can undo a
-// count start() writes, never a poke.
+// only reads hook_state, and sample_countdown is the owner's alone (start()
+// writes no count), so its plain read-modify-write of the count undoes
+// nobody's write.
 [[gnu::tls_model("local-exec")]] constinit extern thread_local Heap* alloc_heap;  // local-exec: see this_thread_heap
 [[gnu::tls_model("local-exec")]] constinit extern thread_local uint64_t hook_state;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_countdown;
@@ -304,19 +305,13 @@ inline PageHeader* page_of(const void* p) {
 
 // The hook while the profiler samples: counts `step` (the allocation's bytes,
 // or 1) down and says whether the count went negative, i.e. whether the
-// allocation must reach the profiler (record_slow). start() writes the count
-// from another thread (beside its poke of hook_state, which this only reads:
-// profiler.cpp), so under ThreadSanitizer the count is updated atomically;
-// elsewhere the owner's plain read-modify-write may undo that write, never the poke.
+// allocation must reach the profiler (record_slow). A plain read-modify-write,
+// under ThreadSanitizer too: only the owner writes the count (record_slow arms
+// it; start() pokes hook_state and writes no count: profiler.cpp).
 [[gnu::always_inline]] inline bool counted_out(size_t step) {
     // In unsigned arithmetic: an absurd size (2^63 and up, refused later by the
     // allocation itself) wraps instead of overflowing a signed count.
-#if defined(__SANITIZE_THREAD__)
-    const auto left = static_cast<int64_t>(
-        __atomic_sub_fetch(reinterpret_cast<uint64_t*>(&sample_countdown), uint64_t{step}, __ATOMIC_RELAXED));
-#else
     const auto left = static_cast<int64_t>(reinterpret_cast<uint64_t&>(sample_countdown) -= uint64_t{step});
-#endif
     return __builtin_expect(left < 0, 0);
 }
 

@@ -139,7 +139,6 @@ struct ThreadState {
     std::shared_ptr<ThreadBuffer> buffer;
     uint64_t* state = &detail::hook_state;  // this thread's hook: start() and stop() set it
     detail::Heap** heap = &detail::alloc_heap;  // start() points it away from the thread's heap
-    int64_t* countdown = &detail::sample_countdown;
     uint64_t armed_session = 0;
     uint64_t rng = 0;  // xorshift64*
     uintptr_t stack_lo = 0, stack_hi = 0;
@@ -263,24 +262,27 @@ void at_race_point(profiler::RacePoint point) {
     if (auto* hold = __atomic_load_n(&profiler::race_point, __ATOMIC_RELAXED)) hold(point);
 }
 
-// Arms the hook of the thread whose words these are: `state` (hook_bytes,
-// hook_allocations, or hook_poked: see pool.hpp) calls record_slow once more
-// than `left` of its unit have passed (poked, at its next allocation). Written
-// atomically, as start() and stop() write these words from other threads: the
-// count first, then the state, then the small entries' lists pointed at
-// no_heap's (always empty), both sequentially consistent: record_slow and
-// start() order the state against the session, alloc_small_not_counting (pool.cpp)
-// and stays_stopped against the profiler's switch.
-void arm_words(int64_t* countdown, uint64_t* state, detail::Heap** heap, uint64_t state_value, int64_t left) {
-    __atomic_store_n(countdown, left, __ATOMIC_RELAXED);
+// Turns on the hook of the thread whose words these are, in `state`
+// (hook_bytes, hook_allocations, or hook_poked: see pool.hpp). Written
+// atomically, as start() pokes other threads: the state, then the small
+// entries' lists pointed at no_heap's (always empty), both sequentially
+// consistent: record_slow and start() order the state against the session,
+// alloc_small_not_counting (pool.cpp) and stays_stopped against the
+// profiler's switch.
+void turn_on(uint64_t* state, detail::Heap** heap, uint64_t state_value) {
     __atomic_store_n(state, state_value, __ATOMIC_SEQ_CST);
     __atomic_store_n(heap, &detail::no_heap, __ATOMIC_SEQ_CST);
 }
-// This thread's hook.
+// Pokes this thread's hook: its next allocation calls record_slow, which arms it.
+void poke() { turn_on(&detail::hook_state, &detail::alloc_heap, detail::hook_poked); }
+// Arms this thread's hook: `state` (hook_bytes or hook_allocations) calls
+// record_slow once more than `left` of its unit have passed. The count is a
+// plain store: only its owner writes it (a poke writes no count), so the
+// hook's plain read-modify-write of it undoes no other thread's write.
 void arm(uint64_t state, int64_t left) {
-    arm_words(&detail::sample_countdown, &detail::hook_state, &detail::alloc_heap, state, left);
+    detail::sample_countdown = left;
+    turn_on(&detail::hook_state, &detail::alloc_heap, state);
 }
-
 
 // Allocations to let pass before the next sampled one when each is sampled with
 // probability p: geometric, P(k) = (1 - p)^k p, drawn by inversion once per
@@ -381,7 +383,7 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
         // An allocation of the profiler's own, were it to allocate from the pool:
         // not recorded. Poked again, as it may have found the profiler stopped
         // and undone a start()'s poke.
-        arm(detail::hook_poked, 0);
+        poke();
         return p;
     }
     const double weight = sample_weight(t, requested);
@@ -389,11 +391,10 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     // before the arm there, which then overwrote the poke with the old session's
     // state and count (a byte gap where the new session records every
     // allocation: the next allocations went unrecorded; tests/alloc_profiler_test.cpp
-    // holds a thread here). arm's sequentially consistent stores (on x86-64
-    // its relaxed ones before them are visible first) and this load pair with
-    // start()'s increment of the session (Dekker): either the poke lands after
+    // holds a thread here). arm's sequentially consistent stores and this
+    // load pair with start()'s increment of the session (Dekker): either the poke lands after
     // the arm, or the new session is seen here and the thread pokes itself.
-    if (session.load(std::memory_order_seq_cst) != t.armed_session) arm(detail::hook_poked, 0);
+    if (session.load(std::memory_order_seq_cst) != t.armed_session) poke();
     // A stop() since profiler_on() above may have stopped this hook before
     // sample_weight armed it again: with arm's store, this load pairs with
     // stop()'s store (Dekker), so either stop()'s store lands after the arm or
@@ -401,7 +402,7 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     // start() ran meanwhile, whose poke that undid (stays_stopped finds the
     // profiler on): the thread pokes itself, and looks again. This allocation
     // is still recorded.
-    while (!__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST) && !stays_stopped()) arm(detail::hook_poked, 0);
+    while (!__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST) && !stays_stopped()) poke();
     if (weight == 0.0) return p;
     const size_t allocated = usable_size(p);  // of its class: a sampled block is at least as large
     p = sampled_block(p);
@@ -445,14 +446,14 @@ void start(const Options& options) {
     __atomic_store_n(&profiler_enabled, true, __ATOMIC_SEQ_CST);
     // Every known thread's next allocation arms its count for this session;
     // threads not known yet do so on their first allocation (pool.cpp). The
-    // count first, then the state (`poked`) and the lists (arm_words), which turn
-    // it on (after profiler_enabled: see stays_stopped): a stopped thread's next
-    // allocation reaches record_slow, never counts on from an earlier session.
-    // A thread that arms meanwhile either keeps its own arm for this session or
-    // finds `poked` and arms afresh; one that arms for the session before pokes
+    // state (`poked`), then the lists (turn_on), which turn it on (after
+    // profiler_enabled: see stays_stopped): a stopped thread's next allocation
+    // reaches record_slow, never counts on from an earlier session. A thread
+    // that arms meanwhile either keeps its own arm for this session or finds
+    // `poked` and arms afresh; one that arms for the session before pokes
     // itself (record_slow).
-    for (ThreadState* t : live_threads) arm_words(t->countdown, t->state, t->heap, detail::hook_poked, 0);
-    arm(detail::hook_poked, 0);
+    for (ThreadState* t : live_threads) turn_on(t->state, t->heap, detail::hook_poked);
+    poke();
 }
 
 void stop() {
