@@ -534,7 +534,7 @@ size_t trim_heap(Heap* h, size_t keep_bytes) {
 namespace {
 
 // The profiler is stopped: alloc_heap goes back to this thread's heap h, if
-// it is not there (a new thread, or start() or arm() pointed it away). Only
+// it is not there (a new thread, or start(), poke() or arm() pointed it away). Only
 // this thread points alloc_heap at its heap, and then reads the hook again,
 // sequentially consistent as start()'s stores of the state and then of
 // alloc_heap (Dekker): either start() points it away after this store, or this

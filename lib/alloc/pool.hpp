@@ -216,7 +216,8 @@ static_assert([] {
 // The limit cost sampling +9.1 instructions per allocation and this design
 // +11.07 until the unit below became a state; it is +9.06 now.)
 // Only the owner thread points alloc_heap at its heap (alloc_small_not_counting in
-// pool.cpp); start() and arm() point it at no_heap, stop() leaves it to the owner.
+// pool.cpp); start(), poke() and arm() point it at no_heap (turn_on in
+// profiler.cpp), stop() leaves it to the owner.
 //
 // The big and managed entries' common case (a block of up to 64 KiB at the
 // default alignment off its class's list) pops from alloc_heap the same way.
