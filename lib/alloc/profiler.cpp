@@ -392,8 +392,9 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     // state and count (a byte gap where the new session records every
     // allocation: the next allocations went unrecorded; tests/alloc_profiler_test.cpp
     // holds a thread here). arm's sequentially consistent stores and this
-    // load pair with start()'s increment of the session (Dekker): either the poke lands after
-    // the arm, or the new session is seen here and the thread pokes itself.
+    // load pair with start()'s increment of the session (Dekker): either the
+    // poke lands after the arm, or the new session is seen here and the thread
+    // pokes itself.
     if (session.load(std::memory_order_seq_cst) != t.armed_session) poke();
     // A stop() since profiler_on() above may have stopped this hook before
     // sample_weight armed it again: with arm's store, this load pairs with

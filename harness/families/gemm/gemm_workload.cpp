@@ -187,12 +187,13 @@ static size_t straight_max_m_panels(size_t nr) {
 // profile: pack_a_panel 18%, the kernel 71%). But at 1 thread only: with two
 // threads reading their 12-row panels in place at once, whole processes ran
 // slow (Zen 4 guest, avx512 m1024n64k1024 --threads=2, minimum ms per run, one
-// process per figure: 36 of 77 processes 0.83-0.96 ms (one 0.76), 0.72-0.91x oneDNN, the
-// rest 0.64-0.70, 0.98-1.09x; slow and fast processes came in runs of several
-// in a row, and oneDNN's time was the same in both), never at 1 thread (8 of 8
-// at 1.26-1.27 ms, 1.00x). Packed, 30 processes read 0.66-0.78 ms
-// (0.91-1.05x), none slower. Splitting N instead of M went slow as well (3 of 6),
-// and packing each panel right before its tiles was no faster (0.67-0.73 ms).
+// process per figure: 36 of 77 processes 0.83-0.96 ms (one 0.76), 0.72-0.91x
+// oneDNN, the rest 0.64-0.70, 0.98-1.09x; slow and fast processes came in runs
+// of several in a row, and oneDNN's time was the same in both), never at 1
+// thread (8 of 8 at 1.26-1.27 ms, 1.00x). Packed, 30 processes read 0.66-0.78
+// ms (0.91-1.05x), none slower. Splitting N instead of M went slow as well (3
+// of 6), and packing each panel right before its tiles was no faster
+// (0.67-0.73 ms).
 // Why reading in place goes slow is not known. Not huge pages: 2 of 12 slow
 // with transparent huge pages always on, 3 of 12 with madvise. Not the two
 // vCPUs sharing a core: the two-thread FMA peak was the same in slow processes.

@@ -165,8 +165,9 @@ private:
         // Two input channels an iteration (the second's weights a row of oc
         // further: oc4), then the odd one: the cursors' adds and the loop's
         // count and branch take 6 instructions per two channels where they
-        // took 5 per channel, beside its 20 loads and FMAs (avx2, 6 columns). avx2 mb1ic256ih56oc64kh1 on the Zen 4 guest, the old and
-        // this build in turn, 7 processes each (ONEDNN_MAX_CPU_ISA=AVX2 ...
+        // took 5 per channel, beside its 20 loads and FMAs (avx2, 6 columns).
+        // avx2 mb1ic256ih56oc64kh1 on the Zen 4 guest, the old and this build
+        // in turn, 7 processes each (ONEDNN_MAX_CPU_ISA=AVX2 ...
         // --vs=onednn,peak --max-ms-per-prb=800): min 0.92-1.10 ms -> 0.92-0.96,
         // lower in all 7 pairs (best 0.9234 -> 0.9154); avx512 (FMAs at the
         // 256-bit rate there) the same within 0.5% on the four perf shapes.
