@@ -176,29 +176,29 @@ private:
         this->sub(ic_left_, 2);
         this->jl(pairs_done, near);
         this->loop_head(pair_loop);
-        ic_step(ur, nb, tail, lo, hi, 0);
-        ic_step(ur, nb, tail, lo, hi, 1);
+        ic_step(ur, nb, tail, lo, hi, false);
+        ic_step(ur, nb, tail, lo, hi, true);
         advance(lo, hi, 2);
         this->sub(ic_left_, 2);
         this->jge(pair_loop, near);
         this->L(pairs_done);
         this->test(ic_left_, 1);  // -1: one channel left; -2: none
         this->jz(done, near);
-        ic_step(ur, nb, tail, lo, hi, 0);
+        ic_step(ur, nb, tail, lo, hi, false);
         advance(lo, hi, 1);
         this->L(done);
     }
-    // One input channel, `k` channels past the cursors: the weights into
-    // registers, then a broadcast per column and nb FMAs each.
-    void ic_step(int ur, int nb, bool tail, int lo, int hi, int k) {
+    // One input channel, at the cursors or (`next`) one channel past them: the
+    // weights into registers, then a broadcast per column and nb FMAs each.
+    void ic_step(int ur, int nb, bool tail, int lo, int hi, bool next) {
         const Vmm b = bcast(ur, nb, tail);
         for (int v = 0; v < nb; ++v) {
-            const auto w = k ? this->ptr[p_wei_ + oc4_ + v * width * 4] : this->ptr[p_wei_ + v * width * 4];
+            const auto w = next ? this->ptr[p_wei_ + oc4_ + v * width * 4] : this->ptr[p_wei_ + v * width * 4];
             if (tail && v == nb - 1) this->load_tail(wvec(ur, nb, v), w);
             else this->uni_load(wvec(ur, nb, v), w);
         }
         for (int c = lo; c < hi; ++c) {
-            this->uni_broadcast(b, this->ptr[column(p_src_, p_src3_, col_, c) + 4 * k]);
+            this->uni_broadcast(b, this->ptr[column(p_src_, p_src3_, col_, c) + (next ? 4 : 0)]);
             for (int v = 0; v < nb; ++v) this->vfmadd231ps(acc(nb, c, v), wvec(ur, nb, v), b);
         }
     }
@@ -206,8 +206,7 @@ private:
     void advance(int lo, int hi, int channels) {
         if (lo < 3) this->add(p_src_, 4 * channels);
         if (hi > 3) this->add(p_src3_, 4 * channels);
-        this->add(p_wei_, oc4_);
-        if (channels == 2) this->add(p_wei_, oc4_);
+        for (int i = 0; i < channels; ++i) this->add(p_wei_, oc4_);
     }
 
     // p_src = src + ((ih * IW + t0) * IC) * 4, p_wei = wei + (((kh * KW + kw) * IC) * OC + oc_off) * 4.
