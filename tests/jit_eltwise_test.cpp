@@ -105,8 +105,8 @@ TEST_P(EltwiseKernelTest, PolicyDecidesThePrologueAndRbp) {
     EXPECT_EQ(frame_prologue, GetParam().policy == FramePolicy::frame) << "push rbp; mov rbp, rsp";
     EXPECT_EQ(kernel_->gprs().rbp_taken(), GetParam().policy == FramePolicy::clobber);
     if (GetParam().policy == FramePolicy::clobber) {
-        // rbp carries the source pointer, which the loop advances: it is data, not a frame.
-        EXPECT_EQ(kernel_->gprs().grants().front().role, "src");
+        // rbp carries the element count, which the loop counts down: it is data, not a frame.
+        EXPECT_EQ(kernel_->gprs().grants().front().role, "len");
         EXPECT_EQ(kernel_->gprs().grants().front().value.reg(), Xbyak::util::rbp);
     }
     const auto& layout = kernel_->layout();

@@ -283,10 +283,19 @@ void VectorGenerator<Vmm>::store_tail(const Xbyak::Address& dst, const Vmm& v) {
 }
 
 template <typename Vmm>
+void VectorGenerator<Vmm>::add_any_register_alike(const Xbyak::Reg64& r, int32_t imm) {
+    if (imm >= -128 && imm <= 127) return add(r, imm);  // 83 /0 ib: one length for every register
+    db(0x48 | (r.getIdx() >> 3));                         // REX.W, and REX.B for r8-r15
+    db(0x81);                                             // 81 /0 id: add r/m64, imm32
+    db(0xc0 | (r.getIdx() & 7));                          // ModRM: register direct, /0
+    dd(static_cast<uint32_t>(imm));
+}
+
+template <typename Vmm>
 void VectorGenerator<Vmm>::stream_loop(const Xbyak::Reg64& len, const std::vector<Xbyak::Reg64>& pointers, int unroll,
                                        const std::function<void(int n, bool tail)>& body, const Vmm& mask_reg) {
     auto advance = [&](int elements) {
-        for (const auto& p : pointers) add(p, elements * 4);
+        for (const auto& p : pointers) add_any_register_alike(p, elements * 4);
         sub(len, elements);
     };
     Xbyak::Label unrolled, single, tail, done;

@@ -35,11 +35,17 @@ public:
         : Base(Base::kernel_name(std::string("reduce_") + to_string(alg), policy), policy),
           alg_(alg),
           stream_floats_(stream_floats),
-          src_row_(this->pool().take_register("src row")),
-          dst_row_(this->pool().take_register("dst row")),
+          // In this order the loops are laid out alike under every policy
+          // (tests/jit_policy_layout_test.cpp): len, a count, takes clobber's
+          // rbp, the cursors (the loops' bases) the same kind of register
+          // under every policy, and the dst row, the base of sum and max's
+          // store per row, one that needs no REX prefix under any (with the
+          // src row before it, r8 under preserve and frame: a byte longer).
           len_(this->pool().take_register("len")),
           p_src_(this->pool().take_register("src cursor")),
           p_dst_(this->pool().take_register("dst cursor")),
+          dst_row_(this->pool().take_register("dst row")),
+          src_row_(this->pool().take_register("src row")),
           rows_(this->pool().take("rows")),
           cols_(this->pool().take("cols")) {}
 
@@ -202,7 +208,7 @@ private:
     ReduceAlg alg_;
     int64_t stream_floats_;
     const Vmm fill_ = Vmm(3);  // -inf: the identity of max
-    Xbyak::Reg64 src_row_, dst_row_, len_, p_src_, p_dst_;
+    Xbyak::Reg64 len_, p_src_, p_dst_, dst_row_, src_row_;
     GprValue rows_, cols_;
 };
 
