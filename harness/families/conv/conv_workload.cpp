@@ -5,6 +5,7 @@
 #include "quoted.hpp"
 #include "usage_error.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <regex>
@@ -68,24 +69,34 @@ ConvWorkload::ConvWorkload(const KernelCase& c)
     add_variant(c.spec);
 }
 
-jit::ConvArgs ConvWorkload::args_for(size_t n, size_t oh_begin, size_t oh_end) const {
+jit::ConvArgs ConvWorkload::args_for(size_t n, size_t row_begin, size_t row_end, size_t merged) const {
     auto i = [](size_t v) { return static_cast<int64_t>(v); };
     jit::ConvArgs a{src_.data() + n * s_.ih * s_.iw * s_.ic,
                     wei_.data(),
                     const_cast<float*>(dst_.data()) + n * s_.oh * s_.ow * s_.oc,
-                    i(s_.ih), i(s_.iw), i(s_.ic), i(s_.oc), i(s_.ow), i(s_.kh), i(s_.kw), i(s_.sh), i(s_.sw),
-                    i(s_.ph), i(s_.pw), i(s_.dh + 1), i(s_.dw + 1), i(oh_begin), i(oh_end), 0, 0};
+                    i(s_.ih / merged), i(s_.iw * merged), i(s_.ic), i(s_.oc), i(s_.ow * merged), i(s_.kh), i(s_.kw),
+                    i(s_.sh), i(s_.sw), i(s_.ph), i(s_.pw), i(s_.dh + 1), i(s_.dw + 1), i(row_begin), i(row_end), 0, 0};
     jit::conv_set_blocks(a);
     return a;
+}
+
+size_t ConvWorkload::rows_merged(int threads) const {
+    const bool pointwise = s_.kh == 1 && s_.kw == 1 && s_.sh == 1 && s_.sw == 1 && s_.ph == 0 && s_.pw == 0;
+    if (!pointwise) return 1;
+    // The fewest rows that give every thread one: the least divisor of oh from min(threads, oh) up.
+    for (size_t rows = std::min(static_cast<size_t>(std::max(threads, 1)), s_.oh); rows < s_.oh; ++rows)
+        if (s_.oh % rows == 0) return s_.oh / rows;
+    return 1;
 }
 
 void ConvWorkload::run(size_t variant) const {
     const jit::KernelFn fn = kernel(variant).entry();
     pool().parallel([&](int ithr, int nthr) {
+        const size_t merged = rows_merged(nthr);
         for (size_t n = 0; n < s_.mb; ++n) {
-            const auto [begin, end] = split_range(s_.oh, ithr, nthr);
+            const auto [begin, end] = split_range(s_.oh / merged, ithr, nthr);
             if (begin == end) continue;
-            const jit::ConvArgs args = args_for(n, begin, end);
+            const jit::ConvArgs args = args_for(n, begin, end, merged);
             benchfp_call_jit(fn, &args);
         }
     });

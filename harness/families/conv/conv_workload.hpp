@@ -27,7 +27,18 @@ public:
     std::unique_ptr<Peer> onednn_peer() override;
 
 private:
-    jit::ConvArgs args_for(size_t image, size_t oh_begin, size_t oh_end) const;
+    // The kernel's rows [row_begin, row_end) of one image, each `merged` rows
+    // of the image side by side (rows_merged).
+    jit::ConvArgs args_for(size_t image, size_t row_begin, size_t row_end, size_t merged) const;
+    // How many of the image's rows one row of the kernel's call takes: 1, or
+    // for a pointwise convolution (1x1, stride 1, no padding), whose output
+    // pixel is the input pixel at the same place and whose NHWC rows lie one
+    // after the other, as many as leave a row for each of `threads` (oneDNN's
+    // 1x1 kernels likewise take an image's pixels as one dimension). Longer
+    // rows leave fewer short blocks at their ends (conv.cpp blocks 6 columns):
+    // mb1ic256ih56oc64kh1 at avx2 has 2 blocks of 4 columns in every 10 of a
+    // 56-column row, 2 in 262 as 2 rows of 1568.
+    size_t rows_merged(int threads) const;
 
     ConvShape s_;
     FloatBuffer src_, wei_, dst_;
