@@ -360,9 +360,10 @@ inline constexpr size_t big_alloc_alignment = 64;
 
 // The head of heap h's list of class c, popped, or null when the list is empty.
 // No prefetch of the new head (tcmalloc's SLL_Pop prefetches it): tried on the
-// Zen 4 guest (2026-12-06), 3 processes of each build in turn, best peer / pool
-// read small_churn 1.21-1.23 without, 1.16-1.18 with; binary_trees 1.40-1.48,
-// 1.31-1.38; structs 1.57-1.63, 1.69-1.73.
+// Zen 4 guest (2026-12-06), 3 processes of each build in turn, best peer time
+// over the pool's (above 1: the pool faster) read small_churn 1.21-1.23 without,
+// 1.16-1.18 with; binary_trees 1.40-1.48, 1.31-1.38; structs 1.57-1.63,
+// 1.69-1.73: two of the three slower, structs faster.
 [[gnu::always_inline]] inline void* pop_object(detail::Heap* h, size_t c) {
     detail::FreeObject* head = h->free[c];
     if (__builtin_expect(head == nullptr, 0)) return nullptr;

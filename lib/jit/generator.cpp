@@ -53,6 +53,7 @@ void Generator::store(const GprValue& value, const Xbyak::Reg64& from) {
 void Generator::loop_head(Xbyak::Label& head) {
     align(64);
     L(head);
+    loop_heads_.push_back(getSize() - padding_);
 #ifdef BENCHFP_INJECT_FRAME_COST
     // The gate's end-to-end check only (-DBENCHFP_INJECT_FRAME_COST=N): a frame
     // kernel that pays for its policy at every loop iteration, N dependent

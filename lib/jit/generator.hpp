@@ -19,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace benchfp::jit {
 
@@ -58,6 +59,8 @@ public:
     const GprPool& gprs() const { return pool_; }
     // Where the code is and where the frame policy holds (offsets from begin).
     const CodeRegionInfo& layout() const { return layout_; }
+    // Where each loop_head() bound its label (offsets from begin), in order.
+    const std::vector<size_t>& loop_heads() const { return loop_heads_; }
     // What the static frame verifier found (jit/verifier.hpp); null when
     // verification was off (set_verify_on_build(false), --no-verify) at build().
     const Verification* verification() const { return verification_ ? &*verification_ : nullptr; }
@@ -98,6 +101,7 @@ private:
     CodeRegionInfo layout_;
     bool setup_marked_ = false;
     size_t padding_ = 0;  // filler bytes before the entry (ScopedEntryPadding)
+    std::vector<size_t> loop_heads_;
     std::optional<Verification> verification_;
 };
 

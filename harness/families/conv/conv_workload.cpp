@@ -83,8 +83,12 @@ jit::ConvArgs ConvWorkload::args_for(size_t n, size_t row_begin, size_t row_end,
 size_t ConvWorkload::rows_merged(int threads) const {
     const bool pointwise = s_.kh == 1 && s_.kw == 1 && s_.sh == 1 && s_.sw == 1 && s_.ph == 0 && s_.pw == 0;
     if (!pointwise) return 1;
-    // The fewest rows that give every thread one: the least divisor of oh from min(threads, oh) up.
-    for (size_t rows = std::min(static_cast<size_t>(std::max(threads, 1)), s_.oh); rows < s_.oh; ++rows)
+    // The fewest rows that give every thread as many: the least divisor of oh
+    // that is a multiple of threads. With none, the rows stay: a split of 4
+    // long rows over 3 threads (2, 1, 1) would run the longest part 1568
+    // columns long where 19 rows of 56 take 1064.
+    const size_t t = static_cast<size_t>(std::max(threads, 1));
+    for (size_t rows = t; rows < s_.oh; rows += t)
         if (s_.oh % rows == 0) return s_.oh / rows;
     return 1;
 }

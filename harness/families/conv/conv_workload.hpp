@@ -33,7 +33,7 @@ private:
     // How many of the image's rows one row of the kernel's call takes: 1, or
     // for a pointwise convolution (1x1, stride 1, no padding), whose output
     // pixel is the input pixel at the same place and whose NHWC rows lie one
-    // after the other, as many as leave a row for each of `threads` (oneDNN's
+    // after the other, as many as leave each of `threads` as many rows (oneDNN's
     // 1x1 kernels likewise take an image's pixels as one dimension). Longer
     // rows leave fewer short blocks at their ends (conv.cpp blocks 6 columns):
     // mb1ic256ih56oc64kh1 at avx2 has 2 blocks of 4 columns in every 10 of a
