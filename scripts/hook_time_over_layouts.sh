@@ -13,20 +13,29 @@
 # up to 6% between two sweeps on the AMD Zen 5 guest): --processes=N runs every
 # layout's gate N times, the layouts in turn, and a layout's figure is the
 # median of all its processes' repetitions.
-# Usage: scripts/hook_time_over_layouts.sh [--build-only] [--processes=N] [SHIFT ...]
+# --floor=count or --floor=compare builds the hooked entries with the cheapest
+# form an exact sampling count could take besides their hook (lib/alloc/pool.hpp,
+# hook_floor; in build-layout-<floor>/): "hook off / compiled out" then reads
+# what a read-modify-write and a branch (count), or a load and a branch
+# (compare), cost the fast path on their own, layout by layout.
+# Usage: scripts/hook_time_over_layouts.sh [--build-only] [--processes=N] [--floor=KIND] [SHIFT ...]
 #        (N default 1; shifts in bytes, default 0 16 32 48 80 96 112 144)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/gate_common.sh
 build_only=0
 processes=1
+floor=none
 while [[ "${1:-}" == --* ]]; do
   case "$1" in
     --build-only) build_only=1 ;;
     --processes=*)
       processes=${1#--processes=}
       [[ $processes =~ ^[1-9][0-9]*$ ]] || { echo "benchfp: --processes '$processes' is not a positive whole number" >&2; exit 2; } ;;
-    *) echo "benchfp: unknown option '$1' (expected --build-only or --processes=N)" >&2; exit 2 ;;
+    --floor=*)
+      floor=${1#--floor=}
+      [[ $floor == count || $floor == compare ]] || { echo "benchfp: --floor '$floor' is not count or compare" >&2; exit 2; } ;;
+    *) echo "benchfp: unknown option '$1' (expected --build-only, --processes=N or --floor=KIND)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -38,15 +47,17 @@ done
 alloc_suite_flags 3 0.05 '/(off|sampled_512k)/'  # the console lines are parsed below
 ratios=$(mktemp /tmp/benchfp-layouts-XXXXXX)
 trap 'rm -f "$ratios"' EXIT
+builds=build-layout
+[[ $floor == none ]] || builds=build-layout-$floor
 for s in "${shifts[@]}"; do
-  build_variant . "build-layout/$s" benchfp_alloc_gate -DBENCHFP_LAYOUT_SHIFT="$s"
+  build_variant . "$builds/$s" benchfp_alloc_gate -DBENCHFP_LAYOUT_SHIFT="$s" -DBENCHFP_HOOK_FLOOR="$floor"
 done
 ((build_only)) && exit 0
 for ((process = 1; process <= processes; ++process)); do
   for s in "${shifts[@]}"; do
     echo "== layout shift $s bytes, process $process of $processes" >&2
     # One line per repetition: "<shift> <workload> <variant> <ratio>".
-    "build-layout/$s/bench/benchfp_alloc_gate" "${SUITE[@]}" 2> /dev/null |
+    "$builds/$s/bench/benchfp_alloc_gate" "${SUITE[@]}" 2> /dev/null |
       sed -n "s|^alloc/\([a-z_]*\)/\([a-z_0-9]*\)/manual_time .* ratio_to_[a-z_]*=\([0-9.]*\).*|$s \1 \2 \3|p" >> "$ratios"
   done
 done

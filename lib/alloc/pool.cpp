@@ -27,6 +27,7 @@ bool profiler_enabled = false;
 thread_local detail::Heap* detail::alloc_heap = &detail::no_heap;
 thread_local uint64_t detail::hook_state = detail::hook_poked;
 thread_local int64_t detail::sample_countdown = 0;
+thread_local uint64_t detail::hook_floor_word = detail::hook_floor_start;
 
 namespace detail {
 
@@ -625,6 +626,8 @@ void free_slow(PageHeader* page, void* p) {
 // Zen 4 guest). Everything else goes to a function of its own.
 template <bool Profiled>
 [[gnu::always_inline]] inline void* big_alloc_as(size_t size, const TypeInfo* type) {
+    if constexpr (Profiled && hook_floor != HookFloor::none)
+        if (hook_floor_reached(size)) return big_past_hook_floor(size, type);
     if (in_big_table(size)) {
         const unsigned c = big_class_of_table(size);
         if (void* p = pop_class_block(Profiled ? hook_word(alloc_heap) : this_thread_heap, size, c)) return p;
@@ -706,6 +709,14 @@ void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
 // 1.049. Before that, with the hook after the allocation, the entry kept size
 // and type alive across a call, in a frame of its own.)
 void* big_alloc(size_t size, const TypeInfo* type) { return detail::big_alloc_as<true>(size, type); }
+void* detail::small_past_hook_floor(size_t size, const TypeInfo* type) {
+    hook_floor_word = hook_floor_start;
+    return pool_alloc_inner<true>(size, type);
+}
+void* detail::big_past_hook_floor(size_t size, const TypeInfo* type) {
+    hook_floor_word = hook_floor_start;
+    return big_alloc(size, type);
+}
 void* detail::big_block_sampled(size_t size, size_t alignment, const TypeInfo* type) {
     return record_slow(big_block(size, alignment), size, type);
 }

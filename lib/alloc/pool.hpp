@@ -73,6 +73,9 @@
 #ifndef BENCHFP_INJECT_ALLOC_SLOWDOWN
 #define BENCHFP_INJECT_ALLOC_SLOWDOWN 0
 #endif
+#ifndef BENCHFP_HOOK_FLOOR
+#define BENCHFP_HOOK_FLOOR 0  // none; see hook_floor
+#endif
 #include "alloc/type_info.hpp"
 
 #include <atomic>
@@ -346,6 +349,36 @@ template <typename T>
     return state == hook_poked || counted_out(state == hook_bytes ? size : 1);
 }
 
+// Measurement builds only (-DBENCHFP_HOOK_FLOOR=count or compare, built by
+// scripts/hook_time_over_layouts.sh --floor): the hooked entries run, besides
+// their hook, the cheapest form an exact sampling count could take, in the
+// entry itself before the pop (where tcmalloc counts its sampler down), with
+// no detour and no state behind it; "hook off / compiled out" then reads what
+// it alone costs:
+//   count    a read-modify-write of a TLS word and a not-taken branch
+//            (sub %rdi, %fs:word; js): what any exact count of the bytes or the
+//            allocations needs on every allocation while it samples;
+//   compare  a load and a not-taken branch, no store (cmp %rdi, %fs:word; jb):
+//            the allocation profiler seed's design for a hook that is off.
+// The word starts where it never runs out (2^63 bytes), so such a build
+// allocates and profiles as the normal one. On the Zen 4 guest (2026-12-06,
+// README) either form cost small_churn, structs, binary_trees and arrays
+// 2.2-4.0% over 4 code layouts, the store no more than the load: more than
+// the 1.02 issue 14 gives sampling over hook off, before any detour.
+enum class HookFloor { none, count, compare };
+inline constexpr HookFloor hook_floor = static_cast<HookFloor>(BENCHFP_HOOK_FLOOR);
+inline constexpr uint64_t hook_floor_start = hook_floor == HookFloor::count ? uint64_t{INT64_MAX} : UINT64_MAX;
+[[gnu::tls_model("local-exec")]] constinit extern thread_local uint64_t hook_floor_word;
+[[gnu::always_inline]] inline bool hook_floor_reached(size_t size) {
+    if constexpr (hook_floor == HookFloor::count)
+        return __builtin_expect(static_cast<int64_t>(hook_floor_word -= size) < 0, 0);
+    return __builtin_expect(size > hook_floor_word, 0);
+}
+// Where it is reached (after 2^63 bytes): the word starts again, and the
+// allocation goes on through the entry it came from (pool.cpp).
+[[gnu::cold, gnu::noinline]] void* small_past_hook_floor(size_t size, const TypeInfo* type);
+[[gnu::cold, gnu::noinline]] void* big_past_hook_floor(size_t size, const TypeInfo* type);
+
 // Allocations the profiler records: allocated untracked, then recorded (pool.cpp).
 [[gnu::cold, gnu::noinline]] void* alloc_sampled(size_t size, const TypeInfo* type);
 // Where the small entries go while the profiler is stopped and alloc_heap's
@@ -392,6 +425,8 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
         if constexpr (Profiled) return big_alloc(size, type);
         return big_alloc_untracked(size);
     }
+    if constexpr (Profiled && hook_floor != HookFloor::none)
+        if (hook_floor_reached(size)) return small_past_hook_floor(size, type);
     const size_t c = size_class_of(size);
     if constexpr (Profiled) {
         if (void* p = pop_object(hook_word(alloc_heap), c)) return p;
