@@ -15,9 +15,10 @@
 # median of all its processes' repetitions.
 # --floor=count or --floor=compare builds the hooked entries with the cheapest
 # form an exact sampling count could take besides their hook (lib/alloc/pool.hpp,
-# hook_floor; in build-layout-<floor>/): "hook off / compiled out" then reads
-# what a read-modify-write and a branch (count), or a load and a branch
-# (compare), cost the fast path on their own, layout by layout.
+# hook_floor; in build-layout-<floor>/<shift>/): "hook off / compiled out" then
+# reads what a read-modify-write and a branch (count), or a load and a branch
+# (compare), cost the fast path there, layout by layout; --floor=pad puts the
+# same bytes there as nops, the control for the code they move.
 # Usage: scripts/hook_time_over_layouts.sh [--build-only] [--processes=N] [--floor=KIND] [SHIFT ...]
 #        (N default 1; shifts in bytes, default 0 16 32 48 80 96 112 144)
 set -euo pipefail
@@ -34,7 +35,8 @@ while [[ "${1:-}" == --* ]]; do
       [[ $processes =~ ^[1-9][0-9]*$ ]] || { echo "benchfp: --processes '$processes' is not a positive whole number" >&2; exit 2; } ;;
     --floor=*)
       floor=${1#--floor=}
-      [[ $floor == count || $floor == compare ]] || { echo "benchfp: --floor '$floor' is not count or compare" >&2; exit 2; } ;;
+      [[ $floor == count || $floor == compare || $floor == pad ]] ||
+        { echo "benchfp: --floor '$floor' is not count, compare or pad" >&2; exit 2; } ;;
     *) echo "benchfp: unknown option '$1' (expected --build-only, --processes=N or --floor=KIND)" >&2; exit 2 ;;
   esac
   shift
@@ -55,7 +57,7 @@ done
 ((build_only)) && exit 0
 for ((process = 1; process <= processes; ++process)); do
   for s in "${shifts[@]}"; do
-    echo "== layout shift $s bytes, process $process of $processes" >&2
+    echo "== layout shift $s bytes, process $process of $processes, hook floor: $floor" >&2
     # One line per repetition: "<shift> <workload> <variant> <ratio>".
     "$builds/$s/bench/benchfp_alloc_gate" "${SUITE[@]}" 2> /dev/null |
       sed -n "s|^alloc/\([a-z_]*\)/\([a-z_0-9]*\)/manual_time .* ratio_to_[a-z_]*=\([0-9.]*\).*|$s \1 \2 \3|p" >> "$ratios"

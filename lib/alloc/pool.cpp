@@ -27,7 +27,9 @@ bool profiler_enabled = false;
 thread_local detail::Heap* detail::alloc_heap = &detail::no_heap;
 thread_local uint64_t detail::hook_state = detail::hook_poked;
 thread_local int64_t detail::sample_countdown = 0;
+#if BENCHFP_HOOK_FLOOR  // measurement builds only (pool.hpp)
 thread_local uint64_t detail::hook_floor_word = detail::hook_floor_start;
+#endif
 
 namespace detail {
 
@@ -709,14 +711,24 @@ void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
 // 1.049. Before that, with the hook after the allocation, the entry kept size
 // and type alive across a call, in a frame of its own.)
 void* big_alloc(size_t size, const TypeInfo* type) { return detail::big_alloc_as<true>(size, type); }
+#if BENCHFP_HOOK_FLOOR
+namespace {
+// count's word starts again where the re-entered entry, which subtracts `size`
+// once more, leaves it at its start (unsigned: wraps for any size, where the
+// start alone sent an allocation of 2^63 bytes and more round for ever).
+void restart_hook_floor(size_t size) {
+    detail::hook_floor_word = detail::hook_floor_start + (detail::hook_floor == detail::HookFloor::count ? size : 0);
+}
+}  // namespace
 void* detail::small_past_hook_floor(size_t size, const TypeInfo* type) {
-    hook_floor_word = hook_floor_start;
-    return pool_alloc_inner<true>(size, type);
+    restart_hook_floor(size);
+    return alloc(size, type);
 }
 void* detail::big_past_hook_floor(size_t size, const TypeInfo* type) {
-    hook_floor_word = hook_floor_start;
+    restart_hook_floor(size);
     return big_alloc(size, type);
 }
+#endif
 void* detail::big_block_sampled(size_t size, size_t alignment, const TypeInfo* type) {
     return record_slow(big_block(size, alignment), size, type);
 }

@@ -349,33 +349,45 @@ template <typename T>
     return state == hook_poked || counted_out(state == hook_bytes ? size : 1);
 }
 
-// Measurement builds only (-DBENCHFP_HOOK_FLOOR=count or compare, built by
-// scripts/hook_time_over_layouts.sh --floor): the hooked entries run, besides
-// their hook, the cheapest form an exact sampling count could take, in the
-// entry itself before the pop (where tcmalloc counts its sampler down), with
-// no detour and no state behind it; "hook off / compiled out" then reads what
-// it alone costs:
+// Measurement builds only (-DBENCHFP_HOOK_FLOOR=count, compare or pad, built
+// by scripts/hook_time_over_layouts.sh --floor): the hooked small and big
+// entries (pool_alloc, alloc, big_alloc, and managed_alloc at the default
+// alignment) run, besides their hook, the cheapest form an exact sampling
+// count could take, in the entry itself before the pop (where tcmalloc counts
+// its sampler down), with no detour and no state behind it, in every state of
+// the profiler; "hook off / compiled out" then reads what it costs there:
 //   count    a read-modify-write of a TLS word and a not-taken branch
 //            (sub %rdi, %fs:word; js): what any exact count of the bytes or the
 //            allocations needs on every allocation while it samples;
 //   compare  a load and a not-taken branch, no store (cmp %rdi, %fs:word; jb):
-//            the allocation profiler seed's design for a hook that is off.
-// The word starts where it never runs out (2^63 bytes), so such a build
-// allocates and profiles as the normal one. On the Zen 4 guest (2026-12-06,
-// README) either form cost small_churn, structs, binary_trees and arrays
-// 2.2-4.0% over 4 code layouts, the store no more than the load: more than
-// the 1.02 issue 14 gives sampling over hook off, before any detour.
-enum class HookFloor { none, count, compare };
+//            what DESIGN.md allows a disabled profiler ("one load and one
+//            not-taken branch");
+//   pad      the control: the same 15 bytes as 2 nops, no load, no branch, so
+//            that count / pad and compare / pad leave the code's new placement
+//            (the longer entries, their cold stubs) out.
+// count's word starts at 2^63 - 1, compare's at 2^64 - 1, and neither is
+// reached in practice, so such a build allocates and profiles as the normal
+// one. The word is its thread's alone: the plain read-modify-write races with
+// nobody, under ThreadSanitizer too. The normal build (none) has none of it:
+// the word and the stubs are compiled only for these builds (pool.cpp).
+enum class HookFloor { none, count, compare, pad };
+static_assert(BENCHFP_HOOK_FLOOR >= 0 && BENCHFP_HOOK_FLOOR <= 3, "BENCHFP_HOOK_FLOOR is 0 to 3 (CMakeLists.txt)");
 inline constexpr HookFloor hook_floor = static_cast<HookFloor>(BENCHFP_HOOK_FLOOR);
 inline constexpr uint64_t hook_floor_start = hook_floor == HookFloor::count ? uint64_t{INT64_MAX} : UINT64_MAX;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local uint64_t hook_floor_word;
 [[gnu::always_inline]] inline bool hook_floor_reached(size_t size) {
     if constexpr (hook_floor == HookFloor::count)
         return __builtin_expect(static_cast<int64_t>(hook_floor_word -= size) < 0, 0);
+    if constexpr (hook_floor == HookFloor::pad) {
+        // nopw 0x0(%rax,%rax,1) with a 32-bit displacement (9 bytes), then with an 8-bit one (6).
+        asm volatile(".byte 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n\t"
+                     ".byte 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00");
+        return false;
+    }
     return __builtin_expect(size > hook_floor_word, 0);
 }
-// Where it is reached (after 2^63 bytes): the word starts again, and the
-// allocation goes on through the entry it came from (pool.cpp).
+// Where the word is reached: it starts again, and the allocation goes on
+// through alloc (small) or big_alloc (pool.cpp).
 [[gnu::cold, gnu::noinline]] void* small_past_hook_floor(size_t size, const TypeInfo* type);
 [[gnu::cold, gnu::noinline]] void* big_past_hook_floor(size_t size, const TypeInfo* type);
 
