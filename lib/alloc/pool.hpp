@@ -351,8 +351,8 @@ template <typename T>
 
 // Measurement builds only (-DBENCHFP_HOOK_FLOOR=count, compare or pad, built
 // by scripts/hook_time_over_layouts.sh --floor): the hooked small and big
-// entries (pool_alloc, alloc, big_alloc, and managed_alloc at the default
-// alignment) run, besides their hook, the cheapest form an exact sampling
+// entries (pool_alloc, alloc, big_alloc, and managed_alloc and managed_realloc
+// at the default alignment) run, besides their hook, the cheapest form an exact sampling
 // count could take, in the entry itself before the pop (where tcmalloc counts
 // its sampler down), with no detour and no state behind it, in every state of
 // the profiler; "hook off / compiled out" then reads what it costs there:
@@ -360,14 +360,16 @@ template <typename T>
 //            (sub %rdi, %fs:word; js): what any exact count of the bytes or the
 //            allocations needs on every allocation while it samples;
 //   compare  a load and a not-taken branch, no store (cmp %rdi, %fs:word; jb):
-//            what DESIGN.md allows a disabled profiler ("one load and one
-//            not-taken branch");
+//            what the project's design allows a disabled profiler ("one load
+//            and one not-taken branch");
 //   pad      the control: the same 15 bytes as 2 nops, no load, no branch, so
-//            that count / pad and compare / pad leave the code's new placement
-//            (the longer entries, their cold stubs) out.
-// count's word starts at 2^63 - 1, compare's at 2^64 - 1, and neither is
-// reached in practice, so such a build allocates and profiles as the normal
-// one. The word is its thread's alone: the plain read-modify-write races with
+//            that count / pad and compare / pad leave out where the longer
+//            entries move the hot code (not the 15 bytes' own cost, which a
+//            real count would pay too).
+// count's word starts at 2^63 - 1 and is reached only by a request of 2^63
+// bytes or more (the stubs start it again; the allocation then fails as in the
+// normal build); compare's at 2^64 - 1, never reached. So such a build
+// allocates and profiles as the normal one. The word is its thread's alone: the plain read-modify-write races with
 // nobody, under ThreadSanitizer too. The normal build (none) has none of it:
 // the word and the stubs are compiled only for these builds (pool.cpp).
 enum class HookFloor { none, count, compare, pad };
