@@ -26,7 +26,7 @@ count() {  # count VARIANT COUNT -> total instructions of the run
   # (BENCHFP_POOL_RELEASE_BYTES, exit 2) or failed has its message shown, not a
   # count made of nothing.
   local out status=0
-  out=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$build/bench/benchfp_alloc_instructions" "$1" "$2" 2>&1) ||
+  out=$(valgrind --tool=callgrind --smc-check=all --callgrind-out-file=/dev/null "$build/bench/benchfp_alloc_instructions" "$1" "$2" 2>&1) ||
     status=$?
   if ((status != 0)); then
     grep -v '^==[0-9]*==' <<< "$out" >&2 || true

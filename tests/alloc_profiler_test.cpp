@@ -32,6 +32,18 @@ struct Point {
 // variance is given (a false failure about once in 1.7 million runs).
 double five_sigma(double variance) { return 5 * std::sqrt(variance); }
 
+// Runs `test` twice: with the hooked small entries' count sites counting
+// (alloc/count_site.hpp), and with them refused, so that their entries count
+// on the unpatched path: each must keep the statistics.
+void with_and_without_count_sites(const std::function<void()>& test) {
+    for (bool sites : {true, false}) {
+        SCOPED_TRACE(sites ? "count sites on" : "count sites refused");
+        alloc::detail::allow_count_sites(sites);
+        test();
+        alloc::detail::allow_count_sites(true);
+    }
+}
+
 alloc::profiler::Profile record_all(const std::function<void()>& work) {
     alloc::profiler::clear();
     alloc::profiler::start({Sampling::all});
@@ -153,6 +165,7 @@ TEST(Profiler, NothingIsRecordedWhileStopped) {
 // classes (counted in big_alloc_as), one above them (big_block_hooked), and a
 // managed block at another alignment (big_block_hooked too).
 TEST(Profiler, ProbabilitySamplingWithinFiveSigma) {
+    with_and_without_count_sites([] {
     constexpr int n = 1000000;
     constexpr double p = 0.01;
     const struct {
@@ -171,6 +184,7 @@ TEST(Profiler, ProbabilitySamplingWithinFiveSigma) {
                     five_sigma(allocations * p * (1 - p)));
         for (const auto& r : profile.allocations) EXPECT_DOUBLE_EQ(r.weight, 1 / p);
     }
+    });
 }
 
 // The allocations between two samples are counted down from a geometric draw
@@ -178,6 +192,7 @@ TEST(Profiler, ProbabilitySamplingWithinFiveSigma) {
 // independent trials with probability p. A fixed or a uniform gap of the same
 // mean fails the variance check.
 TEST(Profiler, ProbabilitySamplingGapsAreGeometric) {
+    with_and_without_count_sites([] {
     constexpr int n = 1000000;
     constexpr double p = 0.01;
     alloc::profiler::clear();
@@ -207,15 +222,21 @@ TEST(Profiler, ProbabilitySamplingGapsAreGeometric) {
     // P(gap == 1) = p: the allocation right after a sample is a trial too.
     const double ones = static_cast<double>(std::count(gaps.begin(), gaps.end(), 1.0));
     EXPECT_NEAR(ones / k, p, five_sigma(p * (1 - p) / k));
+    });
 }
 
 // While stopped the hook only reads: it writes nothing on the hot path (its
 // count stays as it was) and calls nothing; the small entries pop from this
-// thread's heap's lists themselves. Sampling, they look at no_heap's, always empty.
+// thread's heap's lists themselves. Sampling, they look at no_heap's, always
+// empty, unless their count sites count (then at the heap's); the big entries
+// at no_heap's.
 TEST(Profiler, TheStoppedHookWritesNothing) {
+    with_and_without_count_sites([] {
     alloc::profiler::start({Sampling::bytes, 1.0, 4096});
     alloc::free(alloc::pool_alloc(16));
-    EXPECT_EQ(alloc::detail::alloc_heap, &alloc::detail::no_heap);
+    const bool sites = alloc::detail::count_sites_unit() == alloc::detail::CountUnit::bytes;
+    EXPECT_EQ(alloc::detail::alloc_heap, sites ? alloc::detail::this_thread_heap : &alloc::detail::no_heap);
+    EXPECT_EQ(alloc::detail::managed_alloc_heap, &alloc::detail::no_heap);
     alloc::profiler::stop();
     EXPECT_EQ(alloc::detail::hook_state, alloc::detail::hook_stopped);
     alloc::free(alloc::pool_alloc(16));  // points the entries at the heap
@@ -225,6 +246,82 @@ TEST(Profiler, TheStoppedHookWritesNothing) {
     EXPECT_EQ(alloc::detail::sample_countdown, count);
     EXPECT_EQ(alloc::detail::hook_state, alloc::detail::hook_stopped);
     EXPECT_EQ(alloc::detail::alloc_heap, alloc::detail::this_thread_heap);
+    });
+}
+
+// The hooked small entries start with a count site (alloc/count_site.hpp):
+// two nops while stopped; while the profiler samples, a count of the
+// allocation's bytes (or of the allocation) and a branch, which this build
+// must be able to write (a refusal says why, and fails here rather than cost
+// the sampling entries their speed unseen; the sanitizers' builds may put an
+// instruction of theirs before a site, which is then refused for that). An
+// armed thread's small allocations are then counted by the site alone, once
+// each, big ones through pool_alloc included.
+constexpr bool sanitized =
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    true;
+#else
+    false;
+#endif
+
+TEST(Profiler, CountSitesCountEachSmallAllocationOnceWhileSampling) {
+    ASSERT_GE(alloc::detail::count_site_count(), 4u);  // the three entries' and count_site.cpp's probe
+    const auto site_of = [](auto* entry) { return reinterpret_cast<const unsigned char*>(entry); };
+    const auto* pool_alloc_site = site_of(&alloc::pool_alloc);
+    const auto* alloc_site = site_of(static_cast<void* (*)(size_t, const alloc::TypeInfo*)>(&alloc::alloc));
+    const auto* big_alloc_site = site_of(&alloc::big_alloc);
+    const unsigned char nops[] = {0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00};
+    const unsigned char sub[] = {0x64, 0x48, 0x29, 0x3c, 0x25}, dec[] = {0x64, 0x48, 0xff, 0x0c, 0x25};
+    const unsigned char js[] = {0x0f, 0x88};
+    alloc::profiler::start({Sampling::bytes, 1.0, size_t{1} << 40});
+    if (sanitized && !alloc::detail::count_sites_problem().empty()) {
+        EXPECT_EQ(alloc::detail::count_sites_problem(), "a count site is not its function's first instruction");
+        EXPECT_EQ(alloc::detail::count_sites_unit(), alloc::detail::CountUnit::off);
+        alloc::profiler::stop();
+        return;
+    }
+    ASSERT_EQ(alloc::detail::count_sites_problem(), "");
+    for (const auto* site : {pool_alloc_site, alloc_site, big_alloc_site}) {
+        EXPECT_EQ(std::memcmp(site, sub, sizeof sub), 0);
+        EXPECT_EQ(std::memcmp(site + 9, js, sizeof js), 0);
+    }
+    alloc::free(alloc::pool_alloc(16));  // arms this thread
+    ASSERT_EQ(alloc::detail::alloc_heap, alloc::detail::this_thread_heap);
+    const int64_t before = alloc::detail::sample_countdown;
+    int64_t bytes = 0;
+    for (size_t size : {1, 16, 100, 2032, 2033, 5000, 100000}) {
+        alloc::free(alloc::pool_alloc(size));
+        alloc::free(alloc::alloc(size, &alloc::type_of<Point>()));
+        bytes += 2 * static_cast<int64_t>(size);
+    }
+    for (size_t size : {2033, 5000, 65536, 100000}) {  // big_alloc's site, its list's block and any other
+        for (int i = 0; i < 2; ++i) alloc::free(alloc::big_alloc(size));
+        bytes += 2 * static_cast<int64_t>(size);
+    }
+    alloc::free(alloc::managed_alloc(5000));  // no site: counted through the state
+    bytes += 5000;
+    EXPECT_EQ(alloc::detail::sample_countdown, before - bytes);
+    alloc::profiler::start({Sampling::probability, 0.5, 0, 8, 1});
+    EXPECT_EQ(std::memcmp(alloc_site, dec, sizeof dec), 0);
+    alloc::profiler::stop();
+    EXPECT_EQ(std::memcmp(pool_alloc_site, nops, sizeof nops), 0);
+    EXPECT_EQ(std::memcmp(alloc_site, nops, sizeof nops), 0);
+    EXPECT_EQ(std::memcmp(big_alloc_site, nops, sizeof nops), 0);
+    EXPECT_EQ(alloc::detail::count_sites_unit(), alloc::detail::CountUnit::off);
+}
+
+// Refused, the sites stay nops and say why.
+TEST(Profiler, RefusedCountSitesStayNopsAndSayWhy) {
+    alloc::detail::allow_count_sites(false);
+    alloc::profiler::start({Sampling::bytes, 1.0, 4096});
+    const std::string problem = alloc::detail::count_sites_problem();
+    const auto unit = alloc::detail::count_sites_unit();
+    const bool first_is_nop = reinterpret_cast<const unsigned char*>(&alloc::pool_alloc)[0] == 0x66;
+    alloc::profiler::stop();
+    alloc::detail::allow_count_sites(true);
+    EXPECT_NE(problem.find("allow_count_sites"), std::string::npos) << problem;
+    EXPECT_EQ(unit, alloc::detail::CountUnit::off);
+    EXPECT_TRUE(first_is_nop || sanitized);  // sanitized, an instruction of theirs may come first
 }
 
 // start() on another thread turns this thread's hook on: its next small
@@ -427,7 +524,8 @@ TEST(Profiler, AStartWhileAThreadStopsItsHookReachesIt) {
 // or bytes. The bounds are 5 of those sigmas. `allocations` allocations of
 // size_of(rng) bytes, each freed at once.
 template <typename SizeOf>
-void expect_byte_sampling_unbiased(size_t mean, int allocations, SizeOf size_of) {
+void expect_byte_sampling_unbiased(size_t mean, int allocations, SizeOf size_of,
+                                   void* (*allocate)(size_t) = alloc::pool_alloc) {
     std::mt19937 rng(7);
     double true_bytes = 0, samples = 0, samples_variance = 0, count_variance = 0, bytes_variance = 0;
     alloc::profiler::clear();
@@ -440,7 +538,7 @@ void expect_byte_sampling_unbiased(size_t mean, int allocations, SizeOf size_of)
         samples_variance += p * (1 - p);
         count_variance += 1 / p - 1;
         bytes_variance += static_cast<double>(size) * size * (1 / p - 1);
-        alloc::free(alloc::pool_alloc(size));
+        alloc::free(allocate(size));
     }
     alloc::profiler::stop();
     const auto profile = alloc::profiler::fetch();
@@ -462,14 +560,23 @@ TEST(Profiler, ByteSamplingTotalsAreUnbiased) {
     // weight's bias 0.8%. (The test took 1 / sqrt(samples) for each total's
     // relative sigma until a CI run read 0.9586 of the count at 64 KiB, 3.3
     // of its sigma, 5.1 of that.)
-    expect_byte_sampling_unbiased(4096, 1000000, [](std::mt19937& rng) { return size_t{16} + rng() % 2000; });
+    with_and_without_count_sites([] {
+        expect_byte_sampling_unbiased(4096, 1000000, [](std::mt19937& rng) { return size_t{16} + rng() % 2000; });
+    });
 }
 
 // Big blocks are counted in their entry (big_alloc_as) up to 64 KiB, and
-// through big_block_hooked above: both paths, the same statistics.
+// through big_block_hooked above: both paths, the same statistics; through
+// pool_alloc (its count site, then big_alloc_past_count_site) and through
+// big_alloc (its own site).
 TEST(Profiler, ByteSamplingTotalsOfBigBlocksAreUnbiased) {
-    expect_byte_sampling_unbiased(size_t{64} << 10, 200000,
-                                  [](std::mt19937& rng) { return size_t{2033} + rng() % 80000; });
+    with_and_without_count_sites([] {
+        for (auto* allocate : {+[](size_t size) { return alloc::pool_alloc(size); },
+                               +[](size_t size) { return alloc::big_alloc(size); }}) {
+            expect_byte_sampling_unbiased(size_t{64} << 10, 200000,
+                                          [](std::mt19937& rng) { return size_t{2033} + rng() % 80000; }, allocate);
+        }
+    });
 }
 
 // start() reaches threads that allocated before it (their hook is poked),

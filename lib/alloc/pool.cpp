@@ -25,8 +25,10 @@ bool profiler_enabled = false;
 // A new thread's hook is poked: its first allocation calls record_slow, which
 // registers it (and stops its hook if the profiler is off).
 thread_local detail::Heap* detail::alloc_heap = &detail::no_heap;
+thread_local detail::Heap* detail::managed_alloc_heap = &detail::no_heap;
 thread_local uint64_t detail::hook_state = detail::hook_poked;
 thread_local int64_t detail::sample_countdown = 0;
+uint64_t detail::sites_count_state = detail::hook_stopped;
 #if BENCHFP_HOOK_FLOOR  // measurement builds only (pool.hpp)
 thread_local uint64_t detail::hook_floor_word = detail::hook_floor_start;
 #endif
@@ -73,6 +75,7 @@ void hand_over(void* heap) {
     ++orphan_count;
     this_thread_heap = &no_heap;
     __atomic_store_n(&alloc_heap, &no_heap, __ATOMIC_RELAXED);  // nothing pops from h here again
+    __atomic_store_n(&managed_alloc_heap, &no_heap, __ATOMIC_RELAXED);
 }
 
 struct Reservation {
@@ -543,10 +546,13 @@ namespace {
 // alloc_heap (Dekker): either start() points it away after this store, or this
 // load sees the profiler sampling and points it away itself.
 void claim_alloc_heap(Heap* h) {
-    if (hook_word(alloc_heap) == h) return;
+    if (hook_word(alloc_heap) == h && hook_word(managed_alloc_heap) == h) return;
     __atomic_store_n(&alloc_heap, h, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&hook_state, __ATOMIC_SEQ_CST) != hook_stopped)
+    __atomic_store_n(&managed_alloc_heap, h, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&hook_state, __ATOMIC_SEQ_CST) != hook_stopped) {
         __atomic_store_n(&alloc_heap, &no_heap, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&managed_alloc_heap, &no_heap, __ATOMIC_SEQ_CST);
+    }
 }
 
 }  // namespace
@@ -626,24 +632,35 @@ void free_slow(PageHeader* page, void* p) {
 // found (through big_block_hooked it was found again after a jump, and
 // big_block_hooked and big_alloc held 32% of arrays' byte-sampled time: perf,
 // Zen 4 guest). Everything else goes to a function of its own.
-template <bool Profiled>
+// Sited: big_alloc's, after its count site (pool.hpp, managed_alloc_heap):
+// it pops from alloc_heap, and counts nothing the site counted.
+template <bool Profiled, bool Sited = false>
 [[gnu::always_inline]] inline void* big_alloc_as(size_t size, const TypeInfo* type) {
     if constexpr (Profiled && hook_floor != HookFloor::none)
         if (hook_floor_reached(size)) return big_past_hook_floor(size, type);
     if (in_big_table(size)) {
         const unsigned c = big_class_of_table(size);
-        if (void* p = pop_class_block(Profiled ? hook_word(alloc_heap) : this_thread_heap, size, c)) return p;
+        Heap* h = Profiled ? hook_word(Sited ? alloc_heap : managed_alloc_heap) : this_thread_heap;
+        if (void* p = pop_class_block(h, size, c)) return p;
         if constexpr (!Profiled) return big_block_any(size, big_alloc_alignment);
+        // The site counted it (an armed thread's list is its heap's), or the profiler is stopped.
+        if (Sited && h != &no_heap) return big_block_any(size, big_alloc_alignment);
         const uint64_t state = hook_word(hook_state);
         bool sample;
-        if (__builtin_expect(state == hook_bytes, 1)) sample = counted_out(size);
-        else if (state == hook_allocations) sample = counted_out(1);
+        if (__builtin_expect(state == hook_bytes, 1))
+            sample = !(Sited && hook_word(sites_count_state) == hook_bytes) && counted_out(size);
+        else if (state == hook_allocations)
+            sample = !(Sited && hook_word(sites_count_state) == hook_allocations) && counted_out(1);
         else return big_block_hooked(size, big_alloc_alignment, type);  // stopped, or poked
         if (sample) return big_block_sampled(size, big_alloc_alignment, type);
         if (void* p = pop_class_block(this_thread_heap, size, c)) return p;
         return big_block_any(size, big_alloc_alignment);
     }
-    if constexpr (Profiled) return big_block_hooked(size, big_alloc_alignment, type);
+    if constexpr (Profiled) {
+        // As big_alloc_past_count_site: counted by the site, or both stopped.
+        if (Sited && hook_word(sites_count_state) == hook_word(hook_state)) return big_block_any(size, big_alloc_alignment);
+        return big_block_hooked(size, big_alloc_alignment, type);
+    }
     return big_block_any(size, big_alloc_alignment);
 }
 
@@ -688,14 +705,28 @@ bool in_big_region(const void* p) { return reinterpret_cast<uintptr_t>(p) - big_
 BENCHFP_LAYOUT_SHIFT_HERE(layout_shift_before_entry_points)
 // The small entries start a cache line each (as glibc aligns its string
 // functions): their fast path, 12 instructions, then lies in one 64-byte line
-// wherever the code around them moves, and the hooked and unhooked entries'
-// fast paths differ only in the TLS word they load (alloc_heap,
-// this_thread_heap); the hooked entries' empty-list branch, out of that line,
-// holds the sampling path (with no cross-jumping, CMakeLists.txt: one pop per
-// sampling mode, pool_alloc_inner).
-[[gnu::aligned(64)]] void* pool_alloc(size_t size) { return pool_alloc_inner<true>(size, &unknown_type); }
+// wherever the code around them moves (the hooked ones' in that line and 5
+// bytes of the next, after their count site's 15), and the hooked and
+// unhooked entries' fast paths differ only in the site and in the TLS word
+// they load (alloc_heap, this_thread_heap); the hooked entries' empty-list
+// branch, out of that line, holds the sampling path for sites that cannot be
+// rewritten (with no cross-jumping, CMakeLists.txt: one pop per sampling mode,
+// pool_alloc_inner). Each hooked entry's count site comes first (count_site.hpp:
+// noinline and noclone, so that it is the only copy); its branch goes to
+// alloc_sampled, the path of the allocations the profiler records.
+[[gnu::aligned(64), gnu::noinline, gnu::noclone]] void* pool_alloc(size_t size) {
+    BENCHFP_COUNT_SITE(pool_alloc, sampled);
+    return pool_alloc_inner<true>(size, &unknown_type);
+sampled:
+    return detail::alloc_sampled(size, &unknown_type);
+}
 [[gnu::aligned(64)]] void* pool_alloc_unprofiled(size_t size) { return pool_alloc_inner<false>(size, &unknown_type); }
-[[gnu::aligned(64)]] void* alloc(size_t size, const TypeInfo* type) { return pool_alloc_inner<true>(size, type); }
+[[gnu::aligned(64), gnu::noinline, gnu::noclone]] void* alloc(size_t size, const TypeInfo* type) {
+    BENCHFP_COUNT_SITE(static_cast<void* (*)(size_t, const TypeInfo*)>(alloc), sampled);
+    return pool_alloc_inner<true>(size, type);
+sampled:
+    return detail::alloc_sampled(size, type);
+}
 void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
     return record_slow(pool_alloc_inner<false>(size, type), size, type);
 }
@@ -703,14 +734,27 @@ void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
     return pool_alloc_inner<false>(size, type);
 }
 
-// The hook is where the common case pops, as in the small entries (pool.hpp:
-// alloc_heap): this entry and big_alloc_untracked are one source (big_alloc_as).
+// The hook is a count site and where the common case pops, as in the small
+// entries (pool.hpp: alloc_heap): this entry and big_alloc_untracked are one
+// source (big_alloc_as).
 // (Before, the hook was a compare of hook_state and a branch before a tail
 // call of big_alloc_untracked: 3 instructions, and on the Zen 5 guest arrays'
 // hook off / compiled out read 1.028 as the mean over 4 code layouts, up to
 // 1.049. Before that, with the hook after the allocation, the entry kept size
 // and type alive across a call, in a frame of its own.)
-void* big_alloc(size_t size, const TypeInfo* type) { return detail::big_alloc_as<true>(size, type); }
+[[gnu::aligned(16), gnu::noinline, gnu::noclone]] void* big_alloc(size_t size, const TypeInfo* type) {
+    BENCHFP_COUNT_SITE(static_cast<void* (*)(size_t, const TypeInfo*)>(big_alloc), sampled);
+    return detail::big_alloc_as<true, true>(size, type);
+sampled:
+    return detail::big_block_sampled(size, detail::big_alloc_alignment, type);
+}
+// The count sites count in the state's unit, and counted this one (it was not
+// sampled: the site's branch goes to alloc_sampled); or both are stopped.
+// Otherwise (the sites off, or the thread poked) big_alloc's hook decides.
+void* detail::big_alloc_past_count_site(size_t size, const TypeInfo* type) {
+    if (hook_word(sites_count_state) == hook_word(hook_state)) return big_alloc_untracked(size);
+    return big_alloc(size, type);
+}
 #if BENCHFP_HOOK_FLOOR
 // count's word starts again where the re-entered entry, which subtracts `size`
 // once more, leaves it at its start (unsigned: wraps for any size, where the

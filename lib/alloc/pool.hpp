@@ -1,11 +1,10 @@
 #pragma once
 // benchfp's pool allocator: size-class pools of 16 KiB pages, one heap per
 // thread, explicit free. The fast path is here, inline: a size compare, a
-// table lookup and a free-list pop; the profiler hook is in where the pop
-// looks (stopped: this thread's free lists, no instruction of its own;
-// sampling: lists that are always empty, so every allocation leaves the fast
-// path to be counted, see alloc_heap). Everything slow is out of line in
-// pool.cpp.
+// table lookup and a free-list pop; the profiler hook is a count site at the
+// hooked entries' start (stopped: two nops; sampling: a count of the sample
+// gap and a branch, see sample_countdown) and in where the pop looks (see
+// alloc_heap). Everything slow is out of line in pool.cpp.
 //
 // The entry points follow Julia's (see the profiler seed):
 //   pool_alloc(size)         exported entry of "generated code": records with an unknown type
@@ -68,6 +67,7 @@
 //   A block freed and allocated again in between is a live block: its second
 //   free is valid, as in every allocator without quarantine. The cost per
 //   allocation+free is measured by scripts/pool_checked_instructions.sh.
+#include "alloc/count_site.hpp"
 #include "alloc/size_classes.hpp"
 
 #ifndef BENCHFP_INJECT_ALLOC_SLOWDOWN
@@ -205,11 +205,23 @@ static_assert([] {
 
 // The hook's state, per thread. The small entries' fast path pops from the
 // free lists of alloc_heap: while the profiler is stopped, alloc_heap is this
-// thread's heap, and the hook costs no instruction at all, no store, no branch
-// and no load of its own: the entry reads the heap's address from one TLS word
-// where, compiled out, it reads this_thread_heap (the design of the
-// allocation-profiler seed: a stopped profiler costs the hot path nothing).
-// While it samples, alloc_heap is no_heap, whose lists are always empty: every
+// thread's heap, and the hook costs two nops (the entry's count site,
+// count_site.hpp) and no store, no branch and no load of its own: the entry
+// reads the heap's address from one TLS word where, compiled out, it reads
+// this_thread_heap (the design of the allocation-profiler seed: a stopped
+// profiler costs the hot path nothing).
+// While it samples, the entries' count sites (pool_alloc, alloc, big_alloc:
+// pool.cpp) count the sample gap, sub %rdi, %fs:sample_countdown (or decq) and
+// a branch to record_slow's path, tcmalloc's shape, and an armed thread's
+// alloc_heap is its heap again (arm in profiler.cpp): +2.08 instructions per
+// allocation at 512 KiB, against +9.08 for the path below, and on the Zen 4
+// guest byte-sampled / hook off, as the mean over 4 code layouts
+// (scripts/hook_time_over_layouts.sh), structs 1.006, binary_trees 1.004,
+// strings 1.008, small_churn 1.037, where that path read 1.13, 1.10, 1.02 and
+// 1.14 (2026-12-06). (A jump from a 5-byte site to a copy of the fast path
+// with the count inline read structs 1.082 and binary_trees 1.061.)
+// Where the sites cannot be rewritten (count_site.hpp says where), alloc_heap
+// is no_heap while the profiler samples, whose lists are always empty: every
 // small allocation finds its list empty, and the entry's branch for that (out
 // of its hot path) counts the allocation down and pops from this_thread_heap.
 // (The hook used to be a compare of the size with a per-thread
@@ -219,11 +231,12 @@ static_assert([] {
 // The limit cost sampling +9.1 instructions per allocation and this design
 // +11.07 until the unit below became a state; it is +9.06 now.)
 // Only the owner thread points alloc_heap at its heap (alloc_small_not_counting in
-// pool.cpp); start(), poke() and arm() point it at no_heap (turn_on in
+// pool.cpp, and arm); start(), poke() and arm() point it at no_heap (turn_on in
 // profiler.cpp), stop() leaves it to the owner.
 //
-// The big and managed entries' common case (a block of up to 64 KiB at the
-// default alignment off its class's list) pops from alloc_heap the same way.
+// The big entry's common case (a block of up to 64 KiB at the default
+// alignment off its class's list) pops from alloc_heap the same way, the
+// managed entries' from managed_alloc_heap.
 // hook_state says what the entries do once the list they popped from is empty:
 //   hook_stopped       the profiler is stopped (alloc_small_not_counting);
 //   hook_bytes         byte sampling: count the allocation's bytes down, an
@@ -234,11 +247,11 @@ static_assert([] {
 //   hook_poked         start() ran (or this thread is new): the next allocation
 //                      calls record_slow, which arms the count for the session.
 // sample_countdown is what may still pass before the next call into the
-// profiler, in the state's unit. Byte sampling: a load and compare of the
-// state, one read-modify-write of the count and one not-taken branch per
-// allocation, and record_slow only when the count goes negative; +9.06
-// instructions per allocation in all (scripts/alloc_hook_instructions.sh,
-// 2026-12-06). (The unit was a word of its own, read beside the state, with
+// profiler, in the state's unit. Byte sampling through the empty lists (count
+// sites off): a load and compare of the state, one read-modify-write of the
+// count and one not-taken branch per allocation, and record_slow only when
+// the count goes negative; +9.06 instructions per allocation in all
+// (scripts/alloc_hook_instructions.sh, 2026-12-06). (The unit was a word of its own, read beside the state, with
 // start()'s poke a step larger than any count: a load, a test and a
 // conditional move more, +11.07 instructions; on the Zen 4 guest, as the mean
 // over 4 code layouts (scripts/hook_time_over_layouts.sh), byte-sampled /
@@ -251,11 +264,25 @@ static_assert([] {
 // big_block_hooked after big_alloc_as) never finds a counting state the second
 // time where the first was not one, and nothing is counted twice. The hook
 // only reads hook_state, and sample_countdown is the owner's alone (start()
-// writes no count), so its plain read-modify-write of the count undoes
-// nobody's write.
+// writes no count), so its plain read-modify-write of the count, and the
+// count sites', undoes nobody's write. A count site counts whatever the state:
+// a poked thread's count is drawn afresh by record_slow, and a stopped one's
+// reaches record_slow at most once before stop() turns the sites off
+// (stays_stopped sets it out of reach).
 [[gnu::tls_model("local-exec")]] constinit extern thread_local Heap* alloc_heap;  // local-exec: see this_thread_heap
+// The same for the managed entries (managed_alloc, managed_realloc), which
+// have no count site: no_heap while the profiler samples, even where
+// alloc_heap, the entries' with a count site (pool_alloc, alloc, big_alloc),
+// is this thread's heap (arm).
+[[gnu::tls_model("local-exec")]] constinit extern thread_local Heap* managed_alloc_heap;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local uint64_t hook_state;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_countdown;
+// The hook_state value whose unit the small entries' count sites count in
+// (hook_bytes or hook_allocations: profiler.cpp, start), hook_stopped while
+// they are off. A thread armed in that unit pops from its own heap's lists
+// (arm): its count sites count, and alloc_small_empty_list does not count
+// again when a list runs empty.
+extern uint64_t sites_count_state;
 inline constexpr uint64_t hook_stopped = 0, hook_bytes = 1, hook_allocations = 2, hook_poked = 3;
 
 // The arena all pages come from: an address range tells pool objects apart.
@@ -419,8 +446,43 @@ inline constexpr size_t big_alloc_alignment = 64;
     return head;
 }
 
-// Above the largest small size (its hook: alloc_heap, then hook_state; pool.cpp).
+// Above the largest small size (its hook: a count site, alloc_heap, then hook_state; pool.cpp).
 void* big_alloc(size_t size, const TypeInfo* type = &unknown_type);
+namespace detail {
+// A hooked small entry's allocation above the largest small size: big_alloc,
+// or, where the entry's count site counted it already, big_alloc_untracked.
+[[gnu::noinline]] void* big_alloc_past_count_site(size_t size, const TypeInfo* type);
+}  // namespace detail
+
+// Where a hooked small entry goes when its list (of alloc_heap, h) is empty:
+// always while the profiler samples with the count sites off. Byte sampling, the default, is the path that falls through, with
+// a taken branch only to get here; probability sampling, one more. Each has a
+// pop of its own, and the entries in pool.cpp are compiled without
+// cross-jumping, which merged them again: a jump back to one shared pop took
+// two taken branches more: structs' probability sampling / hook off read
+// 1.24-1.39 with it, against 1.18-1.30 for the build before this state (16
+// repetitions each, Zen 4).
+// With the count sites on, an armed thread's list is of its heap, and a list
+// that runs empty goes to alloc_small_slow uncounted (the site counted it);
+// at no_heap's the count is the state's unless the sites count in its unit
+// (a window of start(), or the heap handed over at the thread's exit).
+[[gnu::always_inline]] inline void* alloc_small_empty_list(detail::Heap* h, size_t size, const TypeInfo* type,
+                                                           size_t c) {
+    using namespace detail;
+    if (h != &no_heap) return alloc_small_slow(size, type, c);
+    const uint64_t state = hook_word(hook_state);
+    if (__builtin_expect(state == hook_bytes, 1)) {
+        if (hook_word(sites_count_state) != hook_bytes && counted_out(size)) return alloc_sampled(size, type);
+    } else if (state == hook_allocations) {
+        if (hook_word(sites_count_state) != hook_allocations && counted_out(1)) return alloc_sampled(size, type);
+        if (void* p = pop_object(this_thread_heap, c)) return p;
+        return alloc_small_slow(size, type, c);
+    } else {
+        return alloc_small_not_counting(size, type, c);  // stopped, or poked
+    }
+    if (void* p = pop_object(this_thread_heap, c)) return p;
+    return alloc_small_slow(size, type, c);
+}
 
 // The one inline fast path. Profiled = false compiles the hook out, so a
 // benchmark can set both builds side by side in one binary.
@@ -436,36 +498,21 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
     // samples (see there). Slow paths are tail calls, and nothing (the type) is
     // kept alive for after the allocation.
     if (__builtin_expect(size > max_small_size, 0)) {
-        if constexpr (Profiled) return big_alloc(size, type);
+        if constexpr (Profiled) return big_alloc_past_count_site(size, type);
         return big_alloc_untracked(size);
     }
     if constexpr (Profiled && hook_floor != HookFloor::none)
         if (hook_floor_reached(size)) return small_past_hook_floor(size, type);
     const size_t c = size_class_of(size);
     if constexpr (Profiled) {
-        if (void* p = pop_object(hook_word(alloc_heap), c)) return p;
-        // The list is empty: always while the profiler samples. Byte sampling,
-        // the default, is the path that falls through, with a taken branch
-        // only to get here; probability sampling, one more. Each has a pop
-        // of its own, and the entries in pool.cpp are compiled without
-        // cross-jumping, which merged them again: a jump back to one shared
-        // pop took two taken branches more: structs' probability
-        // sampling / hook off read 1.24-1.39 with it, against 1.18-1.30
-        // for the build before this state (16 repetitions each, Zen 4).
-        const uint64_t state = hook_word(hook_state);
-        if (__builtin_expect(state == hook_bytes, 1)) {
-            if (counted_out(size)) return alloc_sampled(size, type);
-        } else if (state == hook_allocations) {
-            if (counted_out(1)) return alloc_sampled(size, type);
-            if (void* p = pop_object(this_thread_heap, c)) return p;
-            return alloc_small_slow(size, type, c);
-        } else {
-            return alloc_small_not_counting(size, type, c);  // stopped, or poked
-        }
+        Heap* h = hook_word(alloc_heap);
+        if (void* p = pop_object(h, c)) return p;
+        return alloc_small_empty_list(h, size, type, c);  // always while the profiler samples unpatched
     }
     if (void* p = pop_object(this_thread_heap, c)) return p;
     return alloc_small_slow(size, type, c);
 }
+
 
 // Exported for generated code: no type is known there.
 void* pool_alloc(size_t size);

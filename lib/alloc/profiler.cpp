@@ -139,6 +139,7 @@ struct ThreadState {
     std::shared_ptr<ThreadBuffer> buffer;
     uint64_t* state = &detail::hook_state;  // this thread's hook: start() and stop() set it
     detail::Heap** heap = &detail::alloc_heap;  // start() points it away from the thread's heap
+    detail::Heap** managed_heap = &detail::managed_alloc_heap;  // and this
     uint64_t armed_session = 0;
     uint64_t rng = 0;  // xorshift64*
     uintptr_t stack_lo = 0, stack_hi = 0;
@@ -269,19 +270,29 @@ void at_race_point(profiler::RacePoint point) {
 // consistent: record_slow and start() order the state against the session,
 // alloc_small_not_counting (pool.cpp) and stays_stopped against the
 // profiler's switch.
-void turn_on(uint64_t* state, detail::Heap** heap, uint64_t state_value) {
+void turn_on(uint64_t* state, detail::Heap** heap, detail::Heap** managed_heap, uint64_t state_value) {
     __atomic_store_n(state, state_value, __ATOMIC_SEQ_CST);
     __atomic_store_n(heap, &detail::no_heap, __ATOMIC_SEQ_CST);
+    __atomic_store_n(managed_heap, &detail::no_heap, __ATOMIC_SEQ_CST);
 }
 // Pokes this thread's hook: its next allocation calls record_slow, which arms it.
-void poke() { turn_on(&detail::hook_state, &detail::alloc_heap, detail::hook_poked); }
+void poke() { turn_on(&detail::hook_state, &detail::alloc_heap, &detail::managed_alloc_heap, detail::hook_poked); }
 // Arms this thread's hook: `state` (hook_bytes or hook_allocations) calls
 // record_slow once more than `left` of its unit have passed. The count is a
 // plain store: only its owner writes it (a poke writes no count), so the
-// hook's plain read-modify-write of it undoes no other thread's write.
+// hook's plain read-modify-write of it undoes no other thread's write. Where
+// the small entries' count sites count in this unit (start()), they count
+// this thread's allocations themselves: its small entries pop from its heap,
+// pointed at last, so that a poke after this store (start()'s, or this
+// thread's own in record_slow) points them away again. Should the sites be
+// turned off meanwhile (stop()), the entries pop uncounted, as a stopped
+// thread's do.
 void arm(uint64_t state, int64_t left) {
     detail::sample_countdown = left;
-    turn_on(&detail::hook_state, &detail::alloc_heap, state);
+    turn_on(&detail::hook_state, &detail::alloc_heap, &detail::managed_alloc_heap, state);
+    if (__atomic_load_n(&detail::sites_count_state, __ATOMIC_SEQ_CST) == state &&
+        detail::this_thread_heap != &detail::no_heap)
+        __atomic_store_n(&detail::alloc_heap, detail::this_thread_heap, __ATOMIC_SEQ_CST);
 }
 
 // Allocations to let pass before the next sampled one when each is sampled with
@@ -340,6 +351,9 @@ double sample_weight(ThreadState& t, size_t size) {
 // start() pokes this thread's hook after the store.
 bool stays_stopped() {
     at_race_point(profiler::RacePoint::found_stopped);
+    // The count sites, until stop() turns them off, count on: not to below
+    // zero again (each allocation would come back here).
+    detail::sample_countdown = INT64_MAX;
     __atomic_store_n(&detail::hook_state, detail::hook_stopped, __ATOMIC_SEQ_CST);
     return !__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST);
 }
@@ -443,6 +457,16 @@ void start(const Options& options) {
     std::lock_guard lock(buffers_mutex);
     current_options.store(options);
     clock_at_start = clock_now();
+    // The small entries' count sites count in this session's unit, before the
+    // session and the pokes: a thread that arms for it (arm) reads
+    // sites_count_state after it read the session. Where they cannot
+    // (detail::count_sites_problem), the entries count on their unpatched path.
+    const bool bytes = options.sampling == Sampling::bytes;
+    const bool counting = detail::set_count_sites(bytes ? detail::CountUnit::bytes : detail::CountUnit::allocations,
+                                                  &detail::sample_countdown);
+    __atomic_store_n(&detail::sites_count_state,
+                     counting ? (bytes ? detail::hook_bytes : detail::hook_allocations) : detail::hook_stopped,
+                     __ATOMIC_SEQ_CST);
     session.fetch_add(1, std::memory_order_seq_cst);  // before the pokes: see record_slow
     __atomic_store_n(&profiler_enabled, true, __ATOMIC_SEQ_CST);
     // Every known thread's next allocation arms its count for this session;
@@ -453,7 +477,7 @@ void start(const Options& options) {
     // that arms meanwhile either keeps its own arm for this session or finds
     // `poked` and arms afresh; one that arms for the session before pokes
     // itself (record_slow).
-    for (ThreadState* t : live_threads) turn_on(t->state, t->heap, detail::hook_poked);
+    for (ThreadState* t : live_threads) turn_on(t->state, t->heap, t->managed_heap, detail::hook_poked);
     poke();
 }
 
@@ -468,6 +492,10 @@ void stop() {
     // The thread's small entries keep looking at no_heap's lists until its next
     // allocation points them at its heap (alloc_small_not_counting): only the owner does that.
     for (ThreadState* t : live_threads) __atomic_store_n(t->state, detail::hook_stopped, __ATOMIC_SEQ_CST);
+    // Then the small entries' count sites back to nops. A thread that counts
+    // meanwhile and goes below zero finds the profiler stopped in record_slow.
+    __atomic_store_n(&detail::sites_count_state, detail::hook_stopped, __ATOMIC_SEQ_CST);
+    detail::set_count_sites(detail::CountUnit::off, &detail::sample_countdown);
 }
 
 

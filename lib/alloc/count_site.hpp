@@ -1,0 +1,76 @@
+#pragma once
+// Count sites: the first 15 bytes of a function, two nops (9 and 6 bytes) while
+// nothing is counted, which set_count_sites() rewrites in every site at once
+// into a count of a thread-local word and a branch on its sign:
+//   bytes        sub %rdi, %fs:word; js sampled   (the first argument, a size)
+//   allocations  decq %fs:word;      js sampled
+// `sampled` is a label of the function (GCC's `asm goto`, as the Linux
+// kernel's static keys). The pool's hooked small entries start with one each
+// (pool.hpp, pool_alloc_hooked): while the profiler samples, they count their
+// sample gap as tcmalloc's fast path does, and while it is stopped they run two
+// nops (profiler.cpp, start and stop). A site only counts and branches: what
+// the function does after it and at `sampled` must be right whichever way the
+// site reads, as other threads may run it while it changes.
+//
+// How a site changes while other threads may run it: its 15 bytes lie in one
+// aligned 16-byte block, replaced by one `lock cmpxchg16b`, so an instruction
+// fetch sees the old two instructions or the new two, never a mix (x86 makes a
+// locked 16-byte store atomic; HotSpot patches its call sites on the same
+// property, with 4-byte stores); the page is made writable (read, write and
+// execute) around it; then membarrier's SYNC_CORE command serializes every
+// core that runs a thread of this process before set_count_sites returns.
+// Where that cannot be done (no membarrier; an mprotect refused; a site that
+// is not its function's first instruction, or not in one aligned 16-byte
+// block; a rewritten site that does not run as written, as under valgrind
+// unless it checks file-backed code for changes, --smc-check=all)
+// set_count_sites says why, and the sites stay (or go back to) nops: their
+// functions count on their unpatched path.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace benchfp::alloc::detail {
+
+enum class CountUnit : uint8_t { off = 0, bytes = 1, allocations = 2 };
+
+// One site as its asm records it (section benchfp_count_sites).
+struct CountSite {
+    uintptr_t site, sampled, function;
+};
+
+// The site, the first statement of `function`, whose label `sampled` the
+// count's branch goes to. The asm clobbers the flags and the counted word.
+// `function` must be noinline and noclone: a copy of the site inlined into
+// another function is refused (not its function's first instruction).
+#define BENCHFP_COUNT_SITE(function, sampled_label)                                                  \
+    asm goto("1: .byte 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n\t"                     \
+             ".byte 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"                                          \
+             ".pushsection benchfp_count_sites, \"aw\"\n\t"                                          \
+             ".balign 8\n\t"                                                                         \
+             ".quad 1b, %l[" #sampled_label "], %c0\n\t"                                             \
+             ".popsection"                                                                           \
+             :                                                                                       \
+             : "i"(function)                                                                         \
+             : "cc", "memory"                                                                        \
+             : sampled_label)
+
+// Rewrites every site to count in `unit` (off: the nops) the thread-local word
+// at `word` (the calling thread's instance of it; a local-exec word, at the
+// same offset from every thread's %fs), then runs a site of its own to see
+// that they count as written (the calling thread's word is put back). Returns
+// false, with every site back to its nops as far as it can, where the sites
+// cannot be rewritten (why: count_sites_problem()); never throws. Serialized
+// by a mutex of its own.
+bool set_count_sites(CountUnit unit, int64_t* word);
+// What every site counts now (off after a refusal).
+CountUnit count_sites_unit();
+// Why the last set_count_sites was refused, or empty.
+std::string count_sites_problem();
+// The sites this program holds (tests: at least the pool's hooked small entries).
+size_t count_site_count();
+// Tests only: false makes set_count_sites refuse (saying so) and keeps every
+// site off, so that the unpatched paths are tested as well.
+void allow_count_sites(bool allowed);
+
+}  // namespace benchfp::alloc::detail
