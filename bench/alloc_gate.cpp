@@ -46,6 +46,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -163,6 +164,13 @@ int64_t chunk_of_records(const AllocWorkload& w, const Variant& v) {
     AllocWorkloadState probe(*v.api);
     alloc::profiler::clear();
     alloc::profiler::start(v.profiling);
+    // Sampling on the slower path is not what the figures claim to time: said once.
+    if (static bool said = false; !said) {
+        if (const std::string why = alloc::profiler::count_sites_refusal(); !why.empty())
+            std::fprintf(stderr, "benchfp_alloc_gate: the count sites were refused (%s): sampling counts on the slower path\n",
+                         why.c_str());
+        said = true;
+    }
     for (int i = 0; i < probe_iterations; ++i) w.iteration(*v.api, probe);
     alloc::profiler::stop();
     const double per_iteration = static_cast<double>(alloc::profiler::fetch().allocations.size()) / probe_iterations;

@@ -32,15 +32,32 @@ struct Point {
 // variance is given (a false failure about once in 1.7 million runs).
 double five_sigma(double variance) { return 5 * std::sqrt(variance); }
 
-// Runs `test` twice: with the hooked small entries' count sites counting
+// Builds whose compiler may put an instruction of its own before an entry's
+// count site (sanitizers, no optimization), which are then refused.
+constexpr bool sites_may_be_refused =
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
+    true;
+#else
+    false;
+#endif
+
+// Runs `test` twice: with the hooked entries' count sites counting
 // (alloc/count_site.hpp), and with them refused, so that their entries count
-// on the unpatched path: each must keep the statistics.
+// on the unpatched path: each must keep the statistics. The first pass checks
+// that its last start() had the sites counting.
 void with_and_without_count_sites(const std::function<void()>& test) {
     for (bool sites : {true, false}) {
         SCOPED_TRACE(sites ? "count sites on" : "count sites refused");
         alloc::detail::allow_count_sites(sites);
         test();
         alloc::detail::allow_count_sites(true);
+        const std::string refusal = alloc::profiler::count_sites_refusal();
+        if (sites && !sites_may_be_refused) {
+            EXPECT_EQ(refusal, "");
+        }
+        if (!sites) {
+            EXPECT_NE(refusal.find("allow_count_sites"), std::string::npos) << refusal;
+        }
     }
 }
 
@@ -253,17 +270,10 @@ TEST(Profiler, TheStoppedHookWritesNothing) {
 // two nops while stopped; while the profiler samples, a count of the
 // allocation's bytes (or of the allocation) and a branch, which this build
 // must be able to write (a refusal says why, and fails here rather than cost
-// the sampling entries their speed unseen; the sanitizers' builds may put an
-// instruction of theirs before a site, which is then refused for that). An
-// armed thread's small allocations are then counted by the site alone, once
-// each, big ones through pool_alloc included.
-constexpr bool sanitized =
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-    true;
-#else
-    false;
-#endif
-
+// the sampling entries their speed unseen; the sanitizers' and unoptimized
+// builds may put an instruction before a site, which is then refused for
+// that). An armed thread's small allocations are then counted by the site
+// alone, once each, big ones through pool_alloc included.
 TEST(Profiler, CountSitesCountEachSmallAllocationOnceWhileSampling) {
     ASSERT_GE(alloc::detail::count_site_count(), 4u);  // the three entries' and count_site.cpp's probe
     const auto site_of = [](auto* entry) { return reinterpret_cast<const unsigned char*>(entry); };
@@ -274,7 +284,7 @@ TEST(Profiler, CountSitesCountEachSmallAllocationOnceWhileSampling) {
     const unsigned char sub[] = {0x64, 0x48, 0x29, 0x3c, 0x25}, dec[] = {0x64, 0x48, 0xff, 0x0c, 0x25};
     const unsigned char js[] = {0x0f, 0x88};
     alloc::profiler::start({Sampling::bytes, 1.0, size_t{1} << 40});
-    if (sanitized && !alloc::detail::count_sites_problem().empty()) {
+    if (sites_may_be_refused && !alloc::detail::count_sites_problem().empty()) {
         EXPECT_EQ(alloc::detail::count_sites_problem(), "a count site is not its function's first instruction");
         EXPECT_EQ(alloc::detail::count_sites_unit(), alloc::detail::CountUnit::off);
         alloc::profiler::stop();
@@ -321,7 +331,7 @@ TEST(Profiler, RefusedCountSitesStayNopsAndSayWhy) {
     alloc::detail::allow_count_sites(true);
     EXPECT_NE(problem.find("allow_count_sites"), std::string::npos) << problem;
     EXPECT_EQ(unit, alloc::detail::CountUnit::off);
-    EXPECT_TRUE(first_is_nop || sanitized);  // sanitized, an instruction of theirs may come first
+    EXPECT_TRUE(first_is_nop || sites_may_be_refused);  // there, an instruction may come first
 }
 
 // start() on another thread turns this thread's hook on: its next small
@@ -339,11 +349,14 @@ TEST(Profiler, StartFromAnotherThreadTurnsTheSmallEntriesHookOn) {
     EXPECT_EQ(profile.allocations[0].requested, 24u);
 }
 
-// The big and managed entries' hook is alloc_heap too: while the profiler
-// samples, every one of their allocations reaches it, even with a block on its
-// class's list; stopped, a thread that allocates only big blocks points its
-// alloc_heap back at its heap, and they are not recorded.
+// The big and managed entries' hook is alloc_heap too (managed_alloc_heap for
+// the managed ones): while the profiler samples, every one of their
+// allocations reaches it (through big_alloc's count site where the sites
+// count), even with a block on its class's list; stopped, a thread that
+// allocates only big or managed blocks points its words back at its heap, and
+// they are not recorded.
 TEST(Profiler, BigAndManagedEntriesSeeTheHookThroughAllocHeap) {
+    with_and_without_count_sites([] {
     std::thread([] {
         for (int i = 0; i < 2; ++i) alloc::free(alloc::big_alloc(5000));  // registers the thread, then points its alloc_heap at its heap
         ASSERT_EQ(alloc::detail::alloc_heap, alloc::detail::this_thread_heap);
@@ -355,18 +368,23 @@ TEST(Profiler, BigAndManagedEntriesSeeTheHookThroughAllocHeap) {
         alloc::profiler::stop();
         for (int i = 0; i < 2; ++i) alloc::free(alloc::big_alloc(5000));
         EXPECT_EQ(alloc::detail::alloc_heap, alloc::detail::this_thread_heap);
+        for (int i = 0; i < 2; ++i) alloc::free(alloc::managed_alloc(6000));
+        EXPECT_EQ(alloc::detail::managed_alloc_heap, alloc::detail::this_thread_heap);
         const auto profile = alloc::profiler::fetch();
         ASSERT_EQ(profile.allocations.size(), 4u);
         EXPECT_EQ(profile.allocations[3].requested, 6000u);
     }).join();
+    });
 }
 
 // start() and stop() from one thread while another allocates (the race the
 // sequentially consistent pair in alloc_small_not_counting is for; ThreadSanitizer
 // runs it too): after the last start() returns, the other thread's next
 // allocation is recorded, and after the last stop() its entries go back to
-// its own heap.
+// its own heap (where the count sites counted, it was there already: the
+// pass with them refused tests that).
 TEST(Profiler, StartAndStopRacingWithAnAllocatingThreadLoseNoPoke) {
+    with_and_without_count_sites([] {
     std::atomic<int> phase{0};
     std::atomic<bool> back_on_heap{false};
     std::thread worker([&] {
@@ -394,6 +412,7 @@ TEST(Profiler, StartAndStopRacingWithAnAllocatingThreadLoseNoPoke) {
     EXPECT_TRUE(std::any_of(profile.allocations.begin(), profile.allocations.end(),
                             [](const auto& a) { return a.requested == 1000; }));
     EXPECT_TRUE(back_on_heap);
+    });
 }
 
 // Holds one thread at a race point of the profiler's slow path
@@ -566,9 +585,10 @@ TEST(Profiler, ByteSamplingTotalsAreUnbiased) {
 }
 
 // Big blocks are counted in their entry (big_alloc_as) up to 64 KiB, and
-// through big_block_hooked above: both paths, the same statistics; through
-// pool_alloc (its count site, then big_alloc_past_count_site) and through
-// big_alloc (its own site).
+// through big_block_hooked above: both paths, the same statistics, with the
+// count sites refused; with them counting, by big_alloc's site, and by
+// pool_alloc's (which then allocates through big_alloc_untracked: the site
+// counted it).
 TEST(Profiler, ByteSamplingTotalsOfBigBlocksAreUnbiased) {
     with_and_without_count_sites([] {
         for (auto* allocate : {+[](size_t size) { return alloc::pool_alloc(size); },

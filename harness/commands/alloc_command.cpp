@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -97,6 +98,9 @@ int run_alloc_profile(const AllocProfileOptions& o) {
     const auto wall_start = std::chrono::system_clock::now();
     const auto begun = std::chrono::steady_clock::now();
     alloc::profiler::start(options);
+    if (const std::string why = alloc::profiler::count_sites_refusal(); !why.empty())
+        std::fprintf(stderr, "benchfp: the allocator's count sites were refused (%s): sampling counts on the slower path\n",
+                     why.c_str());
     // The in-use snapshot: everything recorded up to that moment, its frees included.
     alloc::profiler::Profile snapshot;
     const auto moment = o.inuse_at == "end" ? alloc::workloads::Moment::end : alloc::workloads::Moment::peak;

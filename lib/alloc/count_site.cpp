@@ -65,7 +65,7 @@ std::string site_problem(const CountSite& s, int32_t tls_offset) {
 // rewritten site of code valgrind has translated (as the run before
 // translates this one) runs on as it was, unless valgrind checks file-backed
 // code for changes (--smc-check=all).
-[[gnu::noinline, gnu::aligned(64)]] int count_site_probe([[maybe_unused]] size_t size) {  // the site reads it: %rdi
+[[gnu::noinline, gnu::noclone, gnu::aligned(64)]] int count_site_probe([[maybe_unused]] size_t size) {  // the site reads it: %rdi
     BENCHFP_COUNT_SITE(count_site_probe, sampled);
     asm volatile("" ::: "memory");  // not folded into the label's return
     return 0;

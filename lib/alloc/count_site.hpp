@@ -5,26 +5,37 @@
 //   bytes        sub %rdi, %fs:word; js sampled   (the first argument, a size)
 //   allocations  decq %fs:word;      js sampled
 // `sampled` is a label of the function (GCC's `asm goto`, as the Linux
-// kernel's static keys). The pool's hooked small entries start with one each
-// (pool.hpp, pool_alloc_hooked): while the profiler samples, they count their
-// sample gap as tcmalloc's fast path does, and while it is stopped they run two
-// nops (profiler.cpp, start and stop). A site only counts and branches: what
-// the function does after it and at `sampled` must be right whichever way the
-// site reads, as other threads may run it while it changes.
+// kernel's static keys). The pool's hooked entries start with one each
+// (pool.cpp: pool_alloc, alloc, big_alloc): while the profiler samples, they
+// count their sample gap as tcmalloc's fast path does, and while it is stopped
+// they run two nops (profiler.cpp, start and stop). A site only counts and
+// branches: what the function does after it and at `sampled` must be right
+// whichever way the site reads, as other threads may run it while it changes.
 //
 // How a site changes while other threads may run it: its 15 bytes lie in one
-// aligned 16-byte block, replaced by one `lock cmpxchg16b`, so an instruction
-// fetch sees the old two instructions or the new two, never a mix (x86 makes a
-// locked 16-byte store atomic; HotSpot patches its call sites on the same
-// property, with 4-byte stores); the page is made writable (read, write and
-// execute) around it; then membarrier's SYNC_CORE command serializes every
-// core that runs a thread of this process before set_count_sites returns.
-// Where that cannot be done (no membarrier; an mprotect refused; a site that
-// is not its function's first instruction, or not in one aligned 16-byte
-// block; a rewritten site that does not run as written, as under valgrind
-// unless it checks file-backed code for changes, --smc-check=all)
-// set_count_sites says why, and the sites stay (or go back to) nops: their
-// functions count on their unpatched path.
+// aligned 16-byte block, replaced by one `lock cmpxchg16b`; the page is made
+// writable (read, write and execute) around the store; then membarrier's
+// SYNC_CORE command serializes every core that runs a thread of this process
+// before set_count_sites returns, and a probe site of this library's must
+// count as written. What another core fetches between the store and that
+// serialization x86 does not promise architecturally (the kernel patches its
+// own text through an int3 for that reason): this relies, as HotSpot's
+// patching of call sites does, on a fetch seeing a naturally aligned block's
+// old bytes or its new ones. And a thread interrupted between a site's two
+// instructions resumes at the second in its new form: from nops to a count,
+// a branch on flags the site did not set, which the label's code must check
+// (the pool's: the count is not below zero, so nothing is due); from a count
+// to nops, a branch left out (stop() has stopped the threads first).
+// Where a site cannot be rewritten (no membarrier; an mprotect refused; a
+// site that is not its function's first instruction, as in the sanitizers'
+// builds, an unoptimized one or one with -fcf-protection's endbr64; a site
+// not in one aligned 16-byte block; a rewritten site that does not run as
+// written, as under valgrind unless it checks file-backed code for changes,
+// --smc-check=all) set_count_sites says why, and the sites stay (or go back
+// to) nops: their functions count on their unpatched path. Should a rewrite
+// fail half-way and its undoing fail too, some sites count while
+// count_sites_unit() says off (the pool would then count those allocations
+// twice); both need an mprotect or membarrier to fail after it succeeded.
 
 #include <cstddef>
 #include <cstdint>

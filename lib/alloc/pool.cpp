@@ -718,17 +718,24 @@ BENCHFP_LAYOUT_SHIFT_HERE(layout_shift_before_entry_points)
     BENCHFP_COUNT_SITE(pool_alloc, sampled);
     return pool_alloc_inner<true>(size, &unknown_type);
 sampled:
-    return detail::alloc_sampled(size, &unknown_type);
+    return detail::small_counted_out(size, &unknown_type);
 }
 [[gnu::aligned(64)]] void* pool_alloc_unprofiled(size_t size) { return pool_alloc_inner<false>(size, &unknown_type); }
 [[gnu::aligned(64), gnu::noinline, gnu::noclone]] void* alloc(size_t size, const TypeInfo* type) {
     BENCHFP_COUNT_SITE(static_cast<void* (*)(size_t, const TypeInfo*)>(alloc), sampled);
     return pool_alloc_inner<true>(size, type);
 sampled:
-    return detail::alloc_sampled(size, type);
+    return detail::small_counted_out(size, type);
 }
 void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
     return record_slow(pool_alloc_inner<false>(size, type), size, type);
+}
+// A site's branch was taken on flags the site did not set where the count is
+// not below zero (count_site.hpp: a thread interrupted between the site's two
+// instructions while they were rewritten): the entry's own path, as unsampled.
+void* detail::small_counted_out(size_t size, const TypeInfo* type) {
+    if (hook_word(sample_countdown) >= 0) return pool_alloc_inner<true>(size, type);
+    return alloc_sampled(size, type);
 }
 [[gnu::aligned(64)]] void* alloc_unprofiled(size_t size, const TypeInfo* type) {
     return pool_alloc_inner<false>(size, type);
@@ -746,6 +753,7 @@ void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
     BENCHFP_COUNT_SITE(static_cast<void* (*)(size_t, const TypeInfo*)>(big_alloc), sampled);
     return detail::big_alloc_as<true, true>(size, type);
 sampled:
+    if (detail::hook_word(detail::sample_countdown) >= 0) return detail::big_alloc_as<true, true>(size, type);  // as small_counted_out
     return detail::big_block_sampled(size, detail::big_alloc_alignment, type);
 }
 // The count sites count in the state's unit, and counted this one (it was not

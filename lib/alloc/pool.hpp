@@ -422,6 +422,8 @@ inline constexpr uint64_t hook_floor_start = hook_floor == HookFloor::count ? ui
 
 // Allocations the profiler records: allocated untracked, then recorded (pool.cpp).
 [[gnu::cold, gnu::noinline]] void* alloc_sampled(size_t size, const TypeInfo* type);
+// Where the small entries' count sites branch: alloc_sampled (pool.cpp).
+[[gnu::cold, gnu::noinline]] void* small_counted_out(size_t size, const TypeInfo* type);
 // Where the small entries go while the profiler is stopped and alloc_heap's
 // list of the class is empty: the list is, or alloc_heap is not this thread's
 // heap yet; and while the hook is poked, to record_slow (pool.cpp).

@@ -453,6 +453,8 @@ void (*race_point)(RacePoint) = nullptr;  // read and written atomically (at_rac
 // start() and stop() each run whole under buffers_mutex: a stop() whose
 // switch came before a start()'s and whose stores of hook_stopped after its
 // pokes left the profiler on with every hook stopped, for good.
+std::string sites_refusal;  // under buffers_mutex: start()'s, for count_sites_refusal()
+
 void start(const Options& options) {
     std::lock_guard lock(buffers_mutex);
     current_options.store(options);
@@ -461,9 +463,16 @@ void start(const Options& options) {
     // session and the pokes: a thread that arms for it (arm) reads
     // sites_count_state after it read the session. Where they cannot
     // (detail::count_sites_problem), the entries count on their unpatched path.
+    // sites_count_state says stopped first, as stop() does, so that while the
+    // sites change nothing relies on them (a start() that replaces a running
+    // session: its threads keep counting, in the old unit or the new, until
+    // the pokes below; an allocation meanwhile may be counted twice, or
+    // in the other unit, once).
     const bool bytes = options.sampling == Sampling::bytes;
+    __atomic_store_n(&detail::sites_count_state, detail::hook_stopped, __ATOMIC_SEQ_CST);
     const bool counting = detail::set_count_sites(bytes ? detail::CountUnit::bytes : detail::CountUnit::allocations,
                                                   &detail::sample_countdown);
+    sites_refusal = counting ? "" : detail::count_sites_problem();
     __atomic_store_n(&detail::sites_count_state,
                      counting ? (bytes ? detail::hook_bytes : detail::hook_allocations) : detail::hook_stopped,
                      __ATOMIC_SEQ_CST);
@@ -489,8 +498,9 @@ void stop() {
     // itself; one inside its hook counts once more.
     // Sequentially consistent, as arm()'s store of the state, so that a thread
     // arming in record_slow either sees profiler_enabled false or is stopped here.
-    // The thread's small entries keep looking at no_heap's lists until its next
-    // allocation points them at its heap (alloc_small_not_counting): only the owner does that.
+    // The thread's small entries keep looking at no_heap's lists (or, armed
+    // while the count sites counted, at its heap's) until its next allocation
+    // points them at its heap (alloc_small_not_counting): only the owner does that.
     for (ThreadState* t : live_threads) __atomic_store_n(t->state, detail::hook_stopped, __ATOMIC_SEQ_CST);
     // Then the small entries' count sites back to nops. A thread that counts
     // meanwhile and goes below zero finds the profiler stopped in record_slow.
@@ -498,6 +508,11 @@ void stop() {
     detail::set_count_sites(detail::CountUnit::off, &detail::sample_countdown);
 }
 
+
+std::string count_sites_refusal() {
+    std::lock_guard lock(buffers_mutex);
+    return sites_refusal;
+}
 
 Profile fetch() {
     Profile profile;

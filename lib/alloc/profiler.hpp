@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace benchfp::alloc::profiler {
@@ -64,6 +65,11 @@ struct Profile {
 
 void start(const Options& options);
 void stop();
+// Why the last start() could not rewrite the hooked entries' count sites
+// (alloc/count_site.hpp), so that its sampling counts on the slower path
+// (pool.hpp: +16 instructions per allocation where the sites take +2), or
+// empty. A harness that times sampling says so beside its figures.
+std::string count_sites_refusal();
 // Everything recorded since the last clear (may be called while running).
 Profile fetch();
 void clear();
