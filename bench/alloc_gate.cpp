@@ -164,13 +164,6 @@ int64_t chunk_of_records(const AllocWorkload& w, const Variant& v) {
     AllocWorkloadState probe(*v.api);
     alloc::profiler::clear();
     alloc::profiler::start(v.profiling);
-    // Sampling on the slower path is not what the figures claim to time: said once.
-    if (static bool said = false; !said) {
-        if (const std::string why = alloc::profiler::count_sites_refusal(); !why.empty())
-            std::fprintf(stderr, "benchfp_alloc_gate: the count sites were refused (%s): sampling counts on the slower path\n",
-                         why.c_str());
-        said = true;
-    }
     for (int i = 0; i < probe_iterations; ++i) w.iteration(*v.api, probe);
     alloc::profiler::stop();
     const double per_iteration = static_cast<double>(alloc::profiler::fetch().allocations.size()) / probe_iterations;
@@ -321,5 +314,15 @@ int main(int argc, char** argv) {
     const auto machine = benchfp::report::this_machine(isa ? benchfp::jit::to_string(*isa) : "none");
     for (const auto& [key, value] : benchfp::report::google_benchmark_context(machine))
         benchmark::AddCustomContext(key, value);
+    // Which path the sampled variants time: the hooked entries' count sites, or
+    // (refused) the slower one; in the run's context, and on stderr when refused.
+    alloc::profiler::start({alloc::profiler::Sampling::bytes});
+    const std::string refusal = alloc::profiler::count_sites_refusal();
+    alloc::profiler::stop();
+    alloc::profiler::clear();
+    benchmark::AddCustomContext("benchfp_allocator_count_sites", refusal.empty() ? "counting" : "refused: " + refusal);
+    if (!refusal.empty())
+        std::fprintf(stderr, "benchfp_alloc_gate: the allocator's count sites were refused: %s; sampling counts on the slower path\n",
+                     refusal.c_str());
     return benchfp::bench::run_benchmarks(argc, argv);
 }

@@ -33,9 +33,10 @@ struct Point {
 double five_sigma(double variance) { return 5 * std::sqrt(variance); }
 
 // Builds whose compiler may put an instruction of its own before an entry's
-// count site (sanitizers, no optimization), which are then refused.
+// count site (sanitizers, no optimization, -fcf-protection's endbr64), which
+// are then refused.
 constexpr bool sites_may_be_refused =
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__)
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || !defined(__OPTIMIZE__) || defined(__CET__)
     true;
 #else
     false;
@@ -318,6 +319,26 @@ TEST(Profiler, CountSitesCountEachSmallAllocationOnceWhileSampling) {
     EXPECT_EQ(std::memcmp(alloc_site, nops, sizeof nops), 0);
     EXPECT_EQ(std::memcmp(big_alloc_site, nops, sizeof nops), 0);
     EXPECT_EQ(alloc::detail::count_sites_unit(), alloc::detail::CountUnit::off);
+}
+
+// A count site's branch taken on flags the site did not set (a thread
+// interrupted between the site's two instructions while they change) finds
+// the count not below zero: the allocation goes its entry's way, unrecorded.
+// Taken with the count below zero, it is recorded.
+TEST(Profiler, ACountSiteBranchRecordsOnlyBelowZero) {
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::bytes, 1.0, size_t{1} << 40});
+    alloc::free(alloc::pool_alloc(16));  // arms the count, far from zero
+    ASSERT_GE(alloc::detail::sample_countdown, 0);
+    alloc::free(alloc::detail::small_counted_out(64, &alloc::unknown_type));
+    const size_t spurious = alloc::profiler::fetch().allocations.size();
+    alloc::detail::sample_countdown = -1;  // as a site leaves it when a sample is due
+    alloc::free(alloc::detail::small_counted_out(64, &alloc::unknown_type));
+    alloc::profiler::stop();
+    const auto profile = alloc::profiler::fetch();
+    EXPECT_EQ(spurious, 0u);
+    ASSERT_EQ(profile.allocations.size(), 1u);
+    EXPECT_EQ(profile.allocations[0].requested, 64u);
 }
 
 // Refused, the sites stay nops and say why.

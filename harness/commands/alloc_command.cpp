@@ -99,7 +99,7 @@ int run_alloc_profile(const AllocProfileOptions& o) {
     const auto begun = std::chrono::steady_clock::now();
     alloc::profiler::start(options);
     if (const std::string why = alloc::profiler::count_sites_refusal(); !why.empty())
-        std::fprintf(stderr, "benchfp: the allocator's count sites were refused (%s): sampling counts on the slower path\n",
+        std::fprintf(stderr, "benchfp: the allocator's count sites were refused: %s; sampling counts on the slower path\n",
                      why.c_str());
     // The in-use snapshot: everything recorded up to that moment, its frees included.
     alloc::profiler::Profile snapshot;

@@ -146,7 +146,7 @@ std::string rewrite_sites(CountUnit unit, int32_t tls_offset, int64_t* word) {
     }
     if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) != 0)
         return std::string("membarrier(PRIVATE_EXPEDITED_SYNC_CORE): ") + std::strerror(errno);
-    if (!probe_counts(unit, word)) return "the rewritten count sites do not run as written (valgrind without --smc-check=all?)";
+    if (!probe_counts(unit, word)) return "the rewritten count sites do not run as written, as under valgrind without --smc-check=all";
     return "";
 }
 

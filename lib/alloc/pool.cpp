@@ -713,7 +713,8 @@ BENCHFP_LAYOUT_SHIFT_HERE(layout_shift_before_entry_points)
 // rewritten (with no cross-jumping, CMakeLists.txt: one pop per sampling mode,
 // pool_alloc_inner). Each hooked entry's count site comes first (count_site.hpp:
 // noinline and noclone, so that it is the only copy); its branch goes to
-// alloc_sampled, the path of the allocations the profiler records.
+// small_counted_out, which sends the allocation to alloc_sampled, the path of
+// the allocations the profiler records, once it sees the count below zero.
 [[gnu::aligned(64), gnu::noinline, gnu::noclone]] void* pool_alloc(size_t size) {
     BENCHFP_COUNT_SITE(pool_alloc, sampled);
     return pool_alloc_inner<true>(size, &unknown_type);
@@ -757,7 +758,7 @@ sampled:
     return detail::big_block_sampled(size, detail::big_alloc_alignment, type);
 }
 // The count sites count in the state's unit, and counted this one (it was not
-// sampled: the site's branch goes to alloc_sampled); or both are stopped.
+// sampled: the site's branch goes to small_counted_out); or both are stopped.
 // Otherwise (the sites off, or the thread poked) big_alloc's hook decides.
 void* detail::big_alloc_past_count_site(size_t size, const TypeInfo* type) {
     if (hook_word(sites_count_state) == hook_word(hook_state)) return big_alloc_untracked(size);

@@ -262,7 +262,8 @@ static_assert([] {
 // hook_bytes and hook_allocations only the owner (record_slow). So a path that
 // reads the state twice (alloc_small_not_counting after the entry,
 // big_block_hooked after big_alloc_as) never finds a counting state the second
-// time where the first was not one, and nothing is counted twice. The hook
+// time where the first was not one, and nothing is counted twice (but in a
+// start() that replaces a running session: profiler.cpp). The hook
 // only reads hook_state, and sample_countdown is the owner's alone (start()
 // writes no count), so its plain read-modify-write of the count, and the
 // count sites', undoes nobody's write. A count site counts whatever the state:
@@ -422,7 +423,8 @@ inline constexpr uint64_t hook_floor_start = hook_floor == HookFloor::count ? ui
 
 // Allocations the profiler records: allocated untracked, then recorded (pool.cpp).
 [[gnu::cold, gnu::noinline]] void* alloc_sampled(size_t size, const TypeInfo* type);
-// Where the small entries' count sites branch: alloc_sampled (pool.cpp).
+// Where the small entries' count sites branch: alloc_sampled, once the count
+// is seen below zero (pool.cpp).
 [[gnu::cold, gnu::noinline]] void* small_counted_out(size_t size, const TypeInfo* type);
 // Where the small entries go while the profiler is stopped and alloc_heap's
 // list of the class is empty: the list is, or alloc_heap is not this thread's

@@ -453,7 +453,9 @@ void (*race_point)(RacePoint) = nullptr;  // read and written atomically (at_rac
 // start() and stop() each run whole under buffers_mutex: a stop() whose
 // switch came before a start()'s and whose stores of hook_stopped after its
 // pokes left the profiler on with every hook stopped, for good.
+namespace {
 std::string sites_refusal;  // under buffers_mutex: start()'s, for count_sites_refusal()
+}  // namespace
 
 void start(const Options& options) {
     std::lock_guard lock(buffers_mutex);
