@@ -53,11 +53,14 @@ void with_and_without_count_sites(const std::function<void()>& test) {
         test();
         alloc::detail::allow_count_sites(true);
         const std::string refusal = alloc::profiler::count_sites_refusal();
+        const std::string warning = alloc::profiler::count_sites_warning();
+        EXPECT_EQ(warning.empty(), refusal.empty()) << warning;
         if (sites && !sites_may_be_refused) {
             EXPECT_EQ(refusal, "");
         }
         if (!sites) {
             EXPECT_NE(refusal.find("allow_count_sites"), std::string::npos) << refusal;
+            EXPECT_NE(warning.find(refusal), std::string::npos) << warning;
         }
     }
 }

@@ -98,9 +98,8 @@ int run_alloc_profile(const AllocProfileOptions& o) {
     const auto wall_start = std::chrono::system_clock::now();
     const auto begun = std::chrono::steady_clock::now();
     alloc::profiler::start(options);
-    if (const std::string why = alloc::profiler::count_sites_refusal(); !why.empty())
-        std::fprintf(stderr, "benchfp: the allocator's count sites were refused: %s; sampling counts on the slower path\n",
-                     why.c_str());
+    if (const std::string warning = alloc::profiler::count_sites_warning(); !warning.empty())
+        std::fprintf(stderr, "benchfp: %s\n", warning.c_str());
     // The in-use snapshot: everything recorded up to that moment, its frees included.
     alloc::profiler::Profile snapshot;
     const auto moment = o.inuse_at == "end" ? alloc::workloads::Moment::end : alloc::workloads::Moment::peak;

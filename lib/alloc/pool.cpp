@@ -648,9 +648,9 @@ template <bool Profiled, bool Sited = false>
         const uint64_t state = hook_word(hook_state);
         bool sample;
         if (__builtin_expect(state == hook_bytes, 1))
-            sample = !(Sited && hook_word(sites_count_state) == hook_bytes) && counted_out(size);
+            sample = !(Sited && sites_count_in(hook_bytes)) && counted_out(size);
         else if (state == hook_allocations)
-            sample = !(Sited && hook_word(sites_count_state) == hook_allocations) && counted_out(1);
+            sample = !(Sited && sites_count_in(hook_allocations)) && counted_out(1);
         else return big_block_hooked(size, big_alloc_alignment, type);  // stopped, or poked
         if (sample) return big_block_sampled(size, big_alloc_alignment, type);
         if (void* p = pop_class_block(this_thread_heap, size, c)) return p;
@@ -658,7 +658,7 @@ template <bool Profiled, bool Sited = false>
     }
     if constexpr (Profiled) {
         // As big_alloc_past_count_site: counted by the site, or both stopped.
-        if (Sited && hook_word(sites_count_state) == hook_word(hook_state)) return big_block_any(size, big_alloc_alignment);
+        if (Sited && sites_count_in(hook_word(hook_state))) return big_block_any(size, big_alloc_alignment);
         return big_block_hooked(size, big_alloc_alignment, type);
     }
     return big_block_any(size, big_alloc_alignment);
@@ -761,7 +761,7 @@ sampled:
 // sampled: the site's branch goes to small_counted_out); or both are stopped.
 // Otherwise (the sites off, or the thread poked) big_alloc's hook decides.
 void* detail::big_alloc_past_count_site(size_t size, const TypeInfo* type) {
-    if (hook_word(sites_count_state) == hook_word(hook_state)) return big_alloc_untracked(size);
+    if (sites_count_in(hook_word(hook_state))) return big_alloc_untracked(size);
     return big_alloc(size, type);
 }
 #if BENCHFP_HOOK_FLOOR

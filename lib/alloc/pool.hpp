@@ -215,10 +215,12 @@ static_assert([] {
 // a branch to record_slow's path, tcmalloc's shape, and an armed thread's
 // alloc_heap is its heap again (arm in profiler.cpp): +2.08 instructions per
 // allocation at 512 KiB, against +9.08 for the path below, and on the Zen 4
-// guest byte-sampled / hook off, as the mean over 4 code layouts
-// (scripts/hook_time_over_layouts.sh), structs 1.006, binary_trees 1.004,
-// strings 1.008, small_churn 1.037, where that path read 1.13, 1.10, 1.02 and
-// 1.14 (2026-12-06). (A jump from a 5-byte site to a copy of the fast path
+// guest byte-sampled / hook off, as the mean over 4 code layouts x 3
+// processes in two sweeps (scripts/hook_time_over_layouts.sh), structs
+// 1.013-1.014, binary_trees 1.003-1.004, strings 1.006-1.009, small_churn
+// 1.039, where that path read 1.13, 1.10, 1.02 and 1.14 (2026-12-06). Of
+// small_churn's, the count alone is 1.026 (the gate's counting / hook off:
+// bench/alloc_gate.cpp). (A jump from a 5-byte site to a copy of the fast path
 // with the count inline read structs 1.082 and binary_trees 1.061.)
 // Where the sites cannot be rewritten (count_site.hpp says where), alloc_heap
 // is no_heap while the profiler samples, whose lists are always empty: every
@@ -278,9 +280,9 @@ static_assert([] {
 [[gnu::tls_model("local-exec")]] constinit extern thread_local Heap* managed_alloc_heap;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local uint64_t hook_state;
 [[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_countdown;
-// The hook_state value whose unit the small entries' count sites count in
-// (hook_bytes or hook_allocations: profiler.cpp, start), hook_stopped while
-// they are off. A thread armed in that unit pops from its own heap's lists
+// The hook_state value whose unit the hooked entries' count sites (pool_alloc,
+// alloc, big_alloc) count in (hook_bytes or hook_allocations: profiler.cpp,
+// start), hook_stopped while they are off. A thread armed in that unit pops from its own heap's lists
 // (arm): its count sites count, and alloc_small_empty_list does not count
 // again when a list runs empty.
 extern uint64_t sites_count_state;
@@ -362,6 +364,11 @@ template <typename T>
     return word;
 #endif
 }
+
+// Whether the count sites count in the unit of `state` (hook_bytes or
+// hook_allocations): then an armed thread's site has counted the allocation
+// its entry is making, and no path after the site counts it again.
+[[gnu::always_inline]] inline bool sites_count_in(uint64_t state) { return hook_word(sites_count_state) == state; }
 
 // The hook of the big and managed blocks that big_alloc_as does not count
 // (above 64 KiB, another alignment, or poked: big_block_hooked in pool.cpp),
@@ -459,8 +466,9 @@ namespace detail {
 }  // namespace detail
 
 // Where a hooked small entry goes when its list (of alloc_heap, h) is empty:
-// always while the profiler samples with the count sites off. Byte sampling, the default, is the path that falls through, with
-// a taken branch only to get here; probability sampling, one more. Each has a
+// always while the profiler samples with the count sites off. Byte sampling,
+// the default, is the path that falls through, with a taken branch only to get
+// here; probability sampling, one more. Each has a
 // pop of its own, and the entries in pool.cpp are compiled without
 // cross-jumping, which merged them again: a jump back to one shared pop took
 // two taken branches more: structs' probability sampling / hook off read
@@ -476,9 +484,9 @@ namespace detail {
     if (h != &no_heap) return alloc_small_slow(size, type, c);
     const uint64_t state = hook_word(hook_state);
     if (__builtin_expect(state == hook_bytes, 1)) {
-        if (hook_word(sites_count_state) != hook_bytes && counted_out(size)) return alloc_sampled(size, type);
+        if (!sites_count_in(hook_bytes) && counted_out(size)) return alloc_sampled(size, type);
     } else if (state == hook_allocations) {
-        if (hook_word(sites_count_state) != hook_allocations && counted_out(1)) return alloc_sampled(size, type);
+        if (!sites_count_in(hook_allocations) && counted_out(1)) return alloc_sampled(size, type);
         if (void* p = pop_object(this_thread_heap, c)) return p;
         return alloc_small_slow(size, type, c);
     } else {
@@ -516,7 +524,6 @@ inline void* pool_alloc_inner(size_t size, const TypeInfo* type) {
     if (void* p = pop_object(this_thread_heap, c)) return p;
     return alloc_small_slow(size, type, c);
 }
-
 
 // Exported for generated code: no type is known there.
 void* pool_alloc(size_t size);

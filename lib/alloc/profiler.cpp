@@ -116,7 +116,6 @@ struct RawFree {
     uint32_t thread;
 };
 
-
 struct ThreadBuffer {
     SpinLock mutex;  // the owner thread and fetch(): never contended while recording
     std::vector<RawRecord> records;
@@ -142,6 +141,10 @@ struct ThreadState {
     detail::Heap** managed_heap = &detail::managed_alloc_heap;  // and this
     uint64_t armed_session = 0;
     uint64_t rng = 0;  // xorshift64*
+    // geometric_gap's constants for the probability they were computed for: a
+    // log1p and two divisions per sample otherwise (153 of the 608 instructions
+    // record_slow took per probability sample, callgrind, 2026-12-06).
+    double gap_probability = 0, gap_scale = 0, gap_weight = 0;
     uintptr_t stack_lo = 0, stack_hi = 0;
     bool recording = false;  // re-entrancy guard: the profiler's own allocations are not profiled
 
@@ -275,6 +278,12 @@ void turn_on(uint64_t* state, detail::Heap** heap, detail::Heap** managed_heap, 
     __atomic_store_n(heap, &detail::no_heap, __ATOMIC_SEQ_CST);
     __atomic_store_n(managed_heap, &detail::no_heap, __ATOMIC_SEQ_CST);
 }
+// Stores `value` into one of the owner's hook words (sequentially consistent)
+// unless the word holds it already (arm).
+template <typename T>
+void store_if_changed(T* word, T value) {
+    if (__atomic_load_n(word, __ATOMIC_RELAXED) != value) __atomic_store_n(word, value, __ATOMIC_SEQ_CST);
+}
 // Pokes this thread's hook: its next allocation calls record_slow, which arms it.
 void poke() { turn_on(&detail::hook_state, &detail::alloc_heap, &detail::managed_alloc_heap, detail::hook_poked); }
 // Arms this thread's hook: `state` (hook_bytes or hook_allocations) calls
@@ -287,20 +296,36 @@ void poke() { turn_on(&detail::hook_state, &detail::alloc_heap, &detail::managed
 // thread's own in record_slow) points them away again. Should the sites be
 // turned off meanwhile (stop()), the entries pop uncounted, as a stopped
 // thread's do.
+// A word that already holds its value is not stored again: a sequentially
+// consistent store is a locked instruction (xchg), and arm took four per
+// sample (turn_on's three and the sites' heap), where a thread that samples on
+// in one unit changes none of its words. Skipping is safe because the stores
+// others make (a poke's, stop()'s) must win over the owner's, never the other
+// way round: one that lands after the owner's read stands, and one before it
+// is read, so the owner stores. The Dekker pairs of record_slow still hold:
+// where the owner stores, its store comes before its loads as before; where it
+// does not, it has no store that could undo stop()'s or a poke's.
 void arm(uint64_t state, int64_t left) {
     detail::sample_countdown = left;
-    turn_on(&detail::hook_state, &detail::alloc_heap, &detail::managed_alloc_heap, state);
-    if (__atomic_load_n(&detail::sites_count_state, __ATOMIC_SEQ_CST) == state &&
-        detail::this_thread_heap != &detail::no_heap)
-        __atomic_store_n(&detail::alloc_heap, detail::this_thread_heap, __ATOMIC_SEQ_CST);
+    detail::Heap* const heap = __atomic_load_n(&detail::sites_count_state, __ATOMIC_SEQ_CST) == state
+                                   ? detail::this_thread_heap
+                                   : &detail::no_heap;
+    store_if_changed(&detail::hook_state, state);
+    store_if_changed(&detail::managed_alloc_heap, &detail::no_heap);
+    store_if_changed(&detail::alloc_heap, heap);
 }
 
 // Allocations to let pass before the next sampled one when each is sampled with
 // probability p: geometric, P(k) = (1 - p)^k p, drawn by inversion once per
 // sample (the count the hook decrements), instead of a uniform draw per allocation.
 int64_t geometric_gap(ThreadState& t, double p) {
+    if (p != t.gap_probability) {
+        t.gap_probability = p;
+        t.gap_scale = 1.0 / std::log1p(-p);
+        t.gap_weight = 1.0 / p;
+    }
     if (p >= 1.0) return 0;
-    return static_cast<int64_t>(std::min(std::floor(std::log(t.uniform()) / std::log1p(-p)), 0x1p62));
+    return static_cast<int64_t>(std::min(std::floor(std::log(t.uniform()) * t.gap_scale), 0x1p62));
 }
 
 // Called when the thread's count went negative, or its hook was poked, with
@@ -308,13 +333,14 @@ int64_t geometric_gap(ThreadState& t, double p) {
 // allocation's weight, 0 if it is not sampled, minus the mean interval if it is
 // byte-sampled (its weight needs an exp(): fetch() computes it). The first call
 // of a session (after start()'s poke) is not the end of a drawn gap: there the
-// allocation is the first of one.
-double sample_weight(ThreadState& t, size_t size) {
+// allocation is the first of one. `options` are the session's, read once for
+// the caller too (its stack depth).
+double sample_weight(ThreadState& t, size_t size, Options& options) {
     const uint64_t current = session.load(std::memory_order_acquire);
     const bool first_of_session =
         t.armed_session != current || __atomic_load_n(&detail::hook_state, __ATOMIC_RELAXED) == detail::hook_poked;
     t.armed_session = current;
-    const Options options = current_options.load();
+    options = current_options.load();
     at_race_point(profiler::RacePoint::session_read);
     switch (options.sampling) {
     case Sampling::all:
@@ -328,7 +354,7 @@ double sample_weight(ThreadState& t, size_t size) {
             return 0.0;
         }
         arm(detail::hook_allocations, first_of_session ? geometric_gap(t, p) : gap);
-        return 1.0 / p;
+        return t.gap_weight;
     }
     case Sampling::bytes:
         break;
@@ -400,7 +426,8 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
         poke();
         return p;
     }
-    const double weight = sample_weight(t, requested);
+    Options options;
+    const double weight = sample_weight(t, requested, options);
     // A start() since sample_weight read the session may have poked this thread
     // before the arm there, which then overwrote the poke with the old session's
     // state and count (a byte gap where the new session records every
@@ -413,7 +440,8 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     // A stop() since profiler_on() above may have stopped this hook before
     // sample_weight armed it again: with arm's store, this load pairs with
     // stop()'s store (Dekker), so either stop()'s store lands after the arm or
-    // the profiler is seen stopped here and the hook stops itself. Unless a
+    // the profiler is seen stopped here and the hook stops itself (where arm
+    // found its state unchanged it stored nothing that could undo stop()'s). Unless a
     // start() ran meanwhile, whose poke that undid (stays_stopped finds the
     // profiler on): the thread pokes itself, and looks again. This allocation
     // is still recorded.
@@ -427,7 +455,7 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     {
         std::lock_guard lock(b.mutex);
         const auto first = static_cast<uint32_t>(b.frames.size());
-        const uint32_t depth = capture_stack(t, b.frames, current_options.load().max_depth, b.dropped_frames);
+        const uint32_t depth = capture_stack(t, b.frames, options.max_depth, b.dropped_frames);
         index = static_cast<uint32_t>(b.records.size());
         b.records.push_back({type ? type : &unknown_type, requested, allocated, first, depth, ticks(),
                              reinterpret_cast<uintptr_t>(p), weight});
@@ -450,12 +478,13 @@ namespace profiler {
 
 void (*race_point)(RacePoint) = nullptr;  // read and written atomically (at_race_point)
 
-// start() and stop() each run whole under buffers_mutex: a stop() whose
-// switch came before a start()'s and whose stores of hook_stopped after its
-// pokes left the profiler on with every hook stopped, for good.
 namespace {
 std::string sites_refusal;  // under buffers_mutex: start()'s, for count_sites_refusal()
 }  // namespace
+
+// start() and stop() each run whole under buffers_mutex: a stop() whose
+// switch came before a start()'s and whose stores of hook_stopped after its
+// pokes left the profiler on with every hook stopped, for good.
 
 void start(const Options& options) {
     std::lock_guard lock(buffers_mutex);
@@ -510,10 +539,15 @@ void stop() {
     detail::set_count_sites(detail::CountUnit::off, &detail::sample_countdown);
 }
 
-
 std::string count_sites_refusal() {
     std::lock_guard lock(buffers_mutex);
     return sites_refusal;
+}
+
+std::string count_sites_warning() {
+    const std::string why = count_sites_refusal();
+    return why.empty() ? why
+                       : "the allocator's count sites were refused: " + why + "; sampling counts on the slower path";
 }
 
 Profile fetch() {

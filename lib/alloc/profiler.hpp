@@ -70,6 +70,9 @@ void stop();
 // (pool.hpp: +16 instructions per allocation where the sites take +2), or
 // empty. A harness that times sampling says so beside its figures.
 std::string count_sites_refusal();
+// The same as one sentence for a harness's stderr, or empty: the one wording
+// `benchfp alloc profile` and benchfp_alloc_gate print.
+std::string count_sites_warning();
 // Everything recorded since the last clear (may be called while running).
 Profile fetch();
 void clear();
