@@ -212,6 +212,24 @@ TEST(Profiler, ProbabilitySamplingWithinFiveSigma) {
 // (one per sample), not tested one by one: the gaps must still be those of
 // independent trials with probability p. A fixed or a uniform gap of the same
 // mean fails the variance check.
+// p = 0 samples nothing and, in a thread's first probability session (the
+// per-thread constants of geometric_gap not yet computed), arms a gap of 2^62:
+// with the constants taken as zero, every gap was 0 and every allocation went
+// through record_slow to record nothing.
+TEST(Profiler, ProbabilityZeroArmsTheLongestGapInAThreadsFirstSession) {
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::probability, 0.0, 0, 8, 7});
+    int64_t countdown = 0;
+    std::thread([&] {
+        alloc::free(alloc::pool_alloc(24));  // the first allocation arms the hook
+        alloc::free(alloc::pool_alloc(24));
+        countdown = alloc::detail::sample_countdown;
+    }).join();
+    alloc::profiler::stop();
+    EXPECT_GT(countdown, int64_t{1} << 61);
+    EXPECT_EQ(alloc::profiler::fetch().allocations.size(), 0u);
+}
+
 TEST(Profiler, ProbabilitySamplingGapsAreGeometric) {
     with_and_without_count_sites([] {
     constexpr int n = 1000000;

@@ -219,8 +219,8 @@ static_assert([] {
 // processes in two sweeps (scripts/hook_time_over_layouts.sh), structs
 // 1.013-1.014, binary_trees 1.003-1.004, strings 1.006-1.009, small_churn
 // 1.039, where that path read 1.13, 1.10, 1.02 and 1.14 (2026-12-06). Of
-// small_churn's, the count alone is 1.026 (the gate's counting / hook off:
-// bench/alloc_gate.cpp). (A jump from a 5-byte site to a copy of the fast path
+// small_churn's, the count alone is 1.026-1.036 (the gate's counting / hook
+// off, bench/alloc_gate.cpp, in the quick gates of 2026-12-07: README). (A jump from a 5-byte site to a copy of the fast path
 // with the count inline read structs 1.082 and binary_trees 1.061.)
 // Where the sites cannot be rewritten (count_site.hpp says where), alloc_heap
 // is no_heap while the profiler samples, whose lists are always empty: every
@@ -233,8 +233,9 @@ static_assert([] {
 // The limit cost sampling +9.1 instructions per allocation and this design
 // +11.07 until the unit below became a state; it is +9.06 now.)
 // Only the owner thread points alloc_heap at its heap (alloc_small_not_counting in
-// pool.cpp, and arm); start(), poke() and arm() point it at no_heap (turn_on in
-// profiler.cpp), stop() leaves it to the owner.
+// pool.cpp, and arm); start() and poke() point it at no_heap (turn_on in
+// profiler.cpp), and arm() where the sites do not count in its unit (a store
+// only where the word changes); stop() leaves it to the owner.
 //
 // The big entry's common case (a block of up to 64 KiB at the default
 // alignment off its class's list) pops from alloc_heap the same way, the
@@ -367,7 +368,9 @@ template <typename T>
 
 // Whether the count sites count in the unit of `state` (hook_bytes or
 // hook_allocations): then an armed thread's site has counted the allocation
-// its entry is making, and no path after the site counts it again.
+// its entry is making, and no path after the site counts it again. With
+// state hook_stopped (a thread's stopped state), true where the sites are off
+// too: both stopped, nothing counts.
 [[gnu::always_inline]] inline bool sites_count_in(uint64_t state) { return hook_word(sites_count_state) == state; }
 
 // The hook of the big and managed blocks that big_alloc_as does not count

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -144,7 +145,8 @@ struct ThreadState {
     // geometric_gap's constants for the probability they were computed for: a
     // log1p and two divisions per sample otherwise (153 of the 608 instructions
     // record_slow took per probability sample, callgrind, 2026-12-06).
-    double gap_probability = 0, gap_scale = 0, gap_weight = 0;
+    // NaN until the first: it equals no probability, p = 0 included.
+    double gap_probability = std::numeric_limits<double>::quiet_NaN(), gap_scale = 0, gap_weight = 0;
     uintptr_t stack_lo = 0, stack_hi = 0;
     bool recording = false;  // re-entrancy guard: the profiler's own allocations are not profiled
 
@@ -267,7 +269,7 @@ void at_race_point(profiler::RacePoint point) {
 }
 
 // Turns on the hook of the thread whose words these are, in `state`
-// (hook_bytes, hook_allocations, or hook_poked: see pool.hpp). Written
+// (hook_poked: poke() and start(); see pool.hpp). Written
 // atomically, as start() pokes other threads: the state, then the small
 // entries' lists pointed at no_heap's (always empty), both sequentially
 // consistent: record_slow and start() order the state against the session,
@@ -299,12 +301,14 @@ void poke() { turn_on(&detail::hook_state, &detail::alloc_heap, &detail::managed
 // A word that already holds its value is not stored again: a sequentially
 // consistent store is a locked instruction (xchg), and arm took four per
 // sample (turn_on's three and the sites' heap), where a thread that samples on
-// in one unit changes none of its words. Skipping is safe because the stores
-// others make (a poke's, stop()'s) must win over the owner's, never the other
-// way round: one that lands after the owner's read stands, and one before it
-// is read, so the owner stores. The Dekker pairs of record_slow still hold:
-// where the owner stores, its store comes before its loads as before; where it
-// does not, it has no store that could undo stop()'s or a poke's.
+// in one unit changes none of its words. Others write a thread's words only
+// with hook_poked, hook_stopped and no_heap, and only the owner points a heap
+// word at its heap: where the owner's read finds the value it would store, a
+// poke's or stop()'s different value can only come later in that word's
+// order, and stands. Where the owner stores, over a poke's or stop()'s value
+// too, its sequentially consistent store precedes record_slow's loads of the
+// session and of the switch as before (the Dekker pairs there: the thread
+// pokes or stops itself); where it does not, it has no store to undo anything.
 void arm(uint64_t state, int64_t left) {
     detail::sample_countdown = left;
     detail::Heap* const heap = __atomic_load_n(&detail::sites_count_state, __ATOMIC_SEQ_CST) == state
@@ -321,7 +325,7 @@ void arm(uint64_t state, int64_t left) {
 int64_t geometric_gap(ThreadState& t, double p) {
     if (p != t.gap_probability) {
         t.gap_probability = p;
-        t.gap_scale = 1.0 / std::log1p(-p);
+        t.gap_scale = p < 1.0 ? 1.0 / std::log1p(-p) : 0.0;  // p = 0: -inf, every gap 2^62
         t.gap_weight = 1.0 / p;
     }
     if (p >= 1.0) return 0;
@@ -577,7 +581,7 @@ Profile fetch() {
         for (const RawRecord& r : b->records) {
             // A byte-sampled allocation of s bytes stands for 1 / (1 - exp(-s / mean)) allocations.
             const double weight =
-                r.weight < 0 ? 1.0 / (1.0 - std::exp(static_cast<double>(r.requested) / r.weight)) : r.weight;
+                r.weight < 0 ? -1.0 / std::expm1(static_cast<double>(r.requested) / r.weight) : r.weight;
             AllocationRecord record{r.type, r.requested, r.allocated, {}, b->tid, to_ns(r.time_ns), r.address, weight};
             record.stack.assign(b->frames.begin() + r.first_frame, b->frames.begin() + r.first_frame + r.depth);
             profile.allocations.push_back(std::move(record));
