@@ -208,10 +208,6 @@ TEST(Profiler, ProbabilitySamplingWithinFiveSigma) {
     });
 }
 
-// The allocations between two samples are counted down from a geometric draw
-// (one per sample), not tested one by one: the gaps must still be those of
-// independent trials with probability p. A fixed or a uniform gap of the same
-// mean fails the variance check.
 // p = 0 samples nothing and, in a thread's first probability session (the
 // per-thread constants of geometric_gap not yet computed), arms a gap of 2^62:
 // with the constants taken as zero, every gap was 0 and every allocation went
@@ -230,6 +226,10 @@ TEST(Profiler, ProbabilityZeroArmsTheLongestGapInAThreadsFirstSession) {
     EXPECT_EQ(alloc::profiler::fetch().allocations.size(), 0u);
 }
 
+// The allocations between two samples are counted down from a geometric draw
+// (one per sample), not tested one by one: the gaps must still be those of
+// independent trials with probability p. A fixed or a uniform gap of the same
+// mean fails the variance check.
 TEST(Profiler, ProbabilitySamplingGapsAreGeometric) {
     with_and_without_count_sites([] {
     constexpr int n = 1000000;

@@ -219,9 +219,10 @@ static_assert([] {
 // processes in two sweeps (scripts/hook_time_over_layouts.sh), structs
 // 1.013-1.014, binary_trees 1.003-1.004, strings 1.006-1.009, small_churn
 // 1.039, where that path read 1.13, 1.10, 1.02 and 1.14 (2026-12-06). Of
-// small_churn's, the count alone is 1.026-1.036 (the gate's counting / hook
-// off, bench/alloc_gate.cpp, in the quick gates of 2026-12-07: README). (A jump from a 5-byte site to a copy of the fast path
-// with the count inline read structs 1.082 and binary_trees 1.061.)
+// small_churn's, the count alone is 1.026-1.029 (the gate's counting / hook
+// off, bench/alloc_gate.cpp, in two quick gates of 2026-12-07: README). (A
+// jump from a 5-byte site to a copy of the fast path with the count inline
+// read structs 1.082 and binary_trees 1.061.)
 // Where the sites cannot be rewritten (count_site.hpp says where), alloc_heap
 // is no_heap while the profiler samples, whose lists are always empty: every
 // small allocation finds its list empty, and the entry's branch for that (out
@@ -283,9 +284,9 @@ static_assert([] {
 [[gnu::tls_model("local-exec")]] constinit extern thread_local int64_t sample_countdown;
 // The hook_state value whose unit the hooked entries' count sites (pool_alloc,
 // alloc, big_alloc) count in (hook_bytes or hook_allocations: profiler.cpp,
-// start), hook_stopped while they are off. A thread armed in that unit pops from its own heap's lists
-// (arm): its count sites count, and alloc_small_empty_list does not count
-// again when a list runs empty.
+// start), hook_stopped while they are off. A thread armed in that unit pops
+// from its own heap's lists (arm): its count sites count, and
+// alloc_small_empty_list does not count again when a list runs empty.
 extern uint64_t sites_count_state;
 inline constexpr uint64_t hook_stopped = 0, hook_bytes = 1, hook_allocations = 2, hook_poked = 3;
 

@@ -445,10 +445,10 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     // sample_weight armed it again: with arm's store, this load pairs with
     // stop()'s store (Dekker), so either stop()'s store lands after the arm or
     // the profiler is seen stopped here and the hook stops itself (where arm
-    // found its state unchanged it stored nothing that could undo stop()'s). Unless a
-    // start() ran meanwhile, whose poke that undid (stays_stopped finds the
-    // profiler on): the thread pokes itself, and looks again. This allocation
-    // is still recorded.
+    // found its state unchanged it stored nothing that could undo stop()'s).
+    // Unless a start() ran meanwhile, whose poke that undid (stays_stopped
+    // finds the profiler on): the thread pokes itself, and looks again. This
+    // allocation is still recorded.
     while (!__atomic_load_n(&profiler_enabled, __ATOMIC_SEQ_CST) && !stays_stopped()) poke();
     if (weight == 0.0) return p;
     const size_t allocated = usable_size(p);  // of its class: a sampled block is at least as large
@@ -489,7 +489,6 @@ std::string sites_refusal;  // under buffers_mutex: start()'s, for count_sites_r
 // start() and stop() each run whole under buffers_mutex: a stop() whose
 // switch came before a start()'s and whose stores of hook_stopped after its
 // pokes left the profiler on with every hook stopped, for good.
-
 void start(const Options& options) {
     std::lock_guard lock(buffers_mutex);
     current_options.store(options);
