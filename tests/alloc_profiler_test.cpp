@@ -1,10 +1,12 @@
 // The allocation profiler: one record per allocation on every path, types where
 // known, stacks with the callers in order, frees of sampled objects, and the
 // sampling statistics.
+#include "alloc/count_site.hpp"
 #include "alloc/pool.hpp"
 #include "alloc/profiler.hpp"
 #include "perf/symbols.hpp"
 
+#include <capstone/capstone.h>
 #include <gtest/gtest.h>
 #include <xbyak/xbyak.h>
 
@@ -289,7 +291,7 @@ TEST(Profiler, TheStoppedHookWritesNothing) {
 }
 
 // The hooked small entries start with a count site (alloc/count_site.hpp):
-// two nops while stopped; while the profiler samples, a count of the
+// one nop while stopped; while the profiler samples, a count of the
 // allocation's bytes (or of the allocation) and a branch, which this build
 // must be able to write (a refusal says why, and fails here rather than cost
 // the sampling entries their speed unseen; the sanitizers' and unoptimized
@@ -297,12 +299,12 @@ TEST(Profiler, TheStoppedHookWritesNothing) {
 // that). An armed thread's small allocations are then counted by the site
 // alone, once each, big ones through pool_alloc included.
 TEST(Profiler, CountSitesCountEachSmallAllocationOnceWhileSampling) {
-    ASSERT_GE(alloc::detail::count_site_count(), 4u);  // the three entries' and count_site.cpp's probe
+    ASSERT_GE(alloc::detail::count_sites().size(), 4u);  // the three entries' and count_site.cpp's probe
     const auto site_of = [](auto* entry) { return reinterpret_cast<const unsigned char*>(entry); };
     const auto* pool_alloc_site = site_of(&alloc::pool_alloc);
     const auto* alloc_site = site_of(static_cast<void* (*)(size_t, const alloc::TypeInfo*)>(&alloc::alloc));
     const auto* big_alloc_site = site_of(&alloc::big_alloc);
-    const unsigned char nops[] = {0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00};
+    const unsigned char nop[] = {0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0xc0, 0x0f, 0x1f, 0x40, 0x00};
     const unsigned char sub[] = {0x64, 0x48, 0x29, 0x3c, 0x25}, dec[] = {0x64, 0x48, 0xff, 0x0c, 0x25};
     const unsigned char js[] = {0x0f, 0x88};
     alloc::profiler::start({Sampling::bytes, 1.0, size_t{1} << 40});
@@ -336,14 +338,68 @@ TEST(Profiler, CountSitesCountEachSmallAllocationOnceWhileSampling) {
     alloc::profiler::start({Sampling::probability, 0.5, 0, 8, 1});
     EXPECT_EQ(std::memcmp(alloc_site, dec, sizeof dec), 0);
     alloc::profiler::stop();
-    EXPECT_EQ(std::memcmp(pool_alloc_site, nops, sizeof nops), 0);
-    EXPECT_EQ(std::memcmp(alloc_site, nops, sizeof nops), 0);
-    EXPECT_EQ(std::memcmp(big_alloc_site, nops, sizeof nops), 0);
+    EXPECT_EQ(std::memcmp(pool_alloc_site, nop, sizeof nop), 0);
+    EXPECT_EQ(std::memcmp(alloc_site, nop, sizeof nop), 0);
+    EXPECT_EQ(std::memcmp(big_alloc_site, nop, sizeof nop), 0);
     EXPECT_EQ(alloc::detail::count_sites_unit(), alloc::detail::CountUnit::off);
 }
 
-// A count site's branch taken on flags the site did not set (a thread
-// interrupted between the site's two instructions while they change) finds
+// The instructions a site runs, decoded by Capstone from `offset` to the
+// site's end: each one's mnemonic, or "?" where a byte does not decode, or
+// "overruns" where the last ends past the site.
+std::vector<std::string> site_instructions(const unsigned char* site, size_t offset) {
+    constexpr size_t site_bytes = 15;
+    csh handle;
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) return {"cs_open failed"};
+    std::vector<std::string> out;
+    cs_insn* insn = cs_malloc(handle);
+    const uint8_t* code = site + offset;
+    size_t left = site_bytes - offset + 16;  // decoded past the end, to see an instruction overrun it
+    uint64_t at = offset;
+    while (at < site_bytes) {
+        if (!cs_disasm_iter(handle, &code, &left, &at, insn)) {
+            out.push_back("?");
+            break;
+        }
+        out.push_back(insn->mnemonic);
+        if (at > site_bytes) out.push_back("overruns");
+    }
+    cs_free(insn, 1);
+    cs_close(&handle);
+    return out;
+}
+
+// A site is one nop while stopped (one instruction per allocation: the
+// stopped hook's cost, count_site.hpp), and a count and a branch while
+// sampling, their boundary at byte 9. A thread interrupted there, after the
+// count, that resumes in the nop form runs the nop's last 6 bytes: they must
+// decode as instructions that write nothing but the flags (the site clobbers
+// them) and end exactly at the site's end, not in the function's code.
+TEST(Profiler, CountSiteFormsShareTheirBoundaries) {
+    ASSERT_FALSE(alloc::detail::count_sites().empty());
+    const auto* site = reinterpret_cast<const unsigned char*>(alloc::detail::count_sites().front().site);
+    using Forms = std::vector<std::string>;
+    EXPECT_EQ(site_instructions(site, 0), Forms{"nop"});
+    EXPECT_EQ(site_instructions(site, 9), (Forms{"test", "nop"}));
+    alloc::profiler::start({Sampling::bytes, 1.0, size_t{1} << 40});
+    const bool rewritten = alloc::detail::count_sites_problem().empty();
+    const Forms bytes_from_0 = site_instructions(site, 0), bytes_from_9 = site_instructions(site, 9);
+    alloc::profiler::start({Sampling::probability, 0.5, 0, 8, 1});
+    const Forms allocations_from_0 = site_instructions(site, 0);
+    alloc::profiler::stop();
+    EXPECT_EQ(site_instructions(site, 0), Forms{"nop"});
+    if (!rewritten) {
+        EXPECT_TRUE(sites_may_be_refused) << alloc::detail::count_sites_problem();
+        return;
+    }
+    EXPECT_EQ(bytes_from_0, (Forms{"sub", "js"}));
+    EXPECT_EQ(bytes_from_9, Forms{"js"});
+    EXPECT_EQ(allocations_from_0, (Forms{"dec", "js"}));
+}
+
+// A count site's branch taken on flags the site did not set (which a thread
+// interrupted within a site while it changes never reaches: it resumes after
+// the count, or within nothing but the nop; the label's code checks anyway) finds
 // the count not below zero: the allocation goes its entry's way, unrecorded.
 // Taken with the count below zero, it is recorded.
 TEST(Profiler, ACountSiteBranchRecordsOnlyBelowZero) {
@@ -362,7 +418,7 @@ TEST(Profiler, ACountSiteBranchRecordsOnlyBelowZero) {
     EXPECT_EQ(profile.allocations[0].requested, 64u);
 }
 
-// Refused, the sites stay nops and say why.
+// Refused, the sites stay their nop and say why.
 TEST(Profiler, RefusedCountSitesStayNopsAndSayWhy) {
     alloc::detail::allow_count_sites(false);
     alloc::profiler::start({Sampling::bytes, 1.0, 4096});

@@ -20,8 +20,10 @@ namespace {
 
 constexpr size_t site_bytes = 15;
 using Code = unsigned char[site_bytes];
-// nopw 0x0(%rax,%rax,1) with a 32-bit displacement (9 bytes), then with an 8-bit one (6).
-constexpr Code nops = {0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00, 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00};
+// One nop of 15 bytes whose last 6, from the count's second instruction, read
+// test %al, %al; nopl 0(%rax) (count_site.hpp): data16 x 6, then nopw
+// 0x401f0f(%rax,%rax,8).
+constexpr Code nop = {0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0xc0, 0x0f, 0x1f, 0x40, 0x00};
 
 std::mutex sites_mutex;
 std::atomic<CountUnit> current{CountUnit::off};
@@ -33,7 +35,7 @@ const CountSite* sites_end() { return __stop_benchfp_count_sites; }
 
 // The 15 bytes of site s counting in `unit` the word at %fs:tls_offset.
 void encode(const CountSite& s, CountUnit unit, int32_t tls_offset, Code out) {
-    if (unit == CountUnit::off) return void(std::memcpy(out, nops, site_bytes));
+    if (unit == CountUnit::off) return void(std::memcpy(out, nop, site_bytes));
     // sub %rdi, %fs:disp32 (64 48 29 3c 25) or decq %fs:disp32 (64 48 ff 0c 25): 9 bytes.
     const unsigned char count[5] = {0x64, 0x48, static_cast<unsigned char>(unit == CountUnit::bytes ? 0x29 : 0xff),
                                     static_cast<unsigned char>(unit == CountUnit::bytes ? 0x3c : 0x0c), 0x25};
@@ -57,7 +59,7 @@ std::string site_problem(const CountSite& s, int32_t tls_offset) {
         encode(s, unit, tls_offset, code);
         if (std::memcmp(reinterpret_cast<const void*>(s.site), code, site_bytes) == 0) return "";
     }
-    return "a count site holds neither its nops nor one of its counts";
+    return "a count site holds neither its nop nor one of its counts";
 }
 
 // A site of the library's own, run before and after every rewrite: whether
@@ -176,7 +178,7 @@ std::string count_sites_problem() {
     return problem;
 }
 
-size_t count_site_count() { return static_cast<size_t>(sites_end() - sites_begin()); }
+std::span<const CountSite> count_sites() { return {sites_begin(), sites_end()}; }
 
 void allow_count_sites(bool allow) { allowed.store(allow); }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Count sites: the first 15 bytes of a function, two nops (9 and 6 bytes) while
+// Count sites: the first 15 bytes of a function, one 15-byte nop while
 // nothing is counted, which set_count_sites() rewrites in every site at once
 // into a count of a thread-local word and a branch on its sign:
 //   bytes        sub %rdi, %fs:word; js sampled   (the first argument, a size)
@@ -8,9 +8,14 @@
 // kernel's static keys). The pool's hooked entries start with one each
 // (pool.cpp: pool_alloc, alloc, big_alloc): while the profiler samples, they
 // count their sample gap as tcmalloc's fast path does, and while it is stopped
-// they run two nops (profiler.cpp, start and stop). A site only counts and
+// they run one nop (profiler.cpp, start and stop). A site only counts and
 // branches: what the function does after it and at `sampled` must be right
 // whichever way the site reads, as other threads may run it while it changes.
+// One nop, not two (9 and 6 bytes, as the sites were until 2026-12-07): each
+// takes an issue slot per allocation, and on the Intel Xeon (Ice Lake) guest,
+// paired processes of one source over 4 code layouts read hook off / compiled
+// out binary_trees 1.030-1.033 with two and 1.004-1.007 with one, structs
+// 1.018-1.035 and 1.002-1.004 (README).
 //
 // How a site changes while other threads may run it: its 15 bytes lie in one
 // aligned 16-byte block, replaced by one `lock cmpxchg16b`; the page is made
@@ -21,24 +26,30 @@
 // serialization x86 does not promise architecturally (the kernel patches its
 // own text through an int3 for that reason): this relies, as HotSpot's
 // patching of call sites does, on a fetch seeing a naturally aligned block's
-// old bytes or its new ones. And a thread interrupted between a site's two
-// instructions resumes at the second in its new form: from nops to a count,
-// a branch on flags the site did not set, which the label's code must check
-// (the pool's: the count is not below zero, so nothing is due); from a count
-// to nops, a branch left out (stop() has stopped the threads first).
+// old bytes or its new ones. A thread interrupted within a site resumes at the
+// same offset in its new form. The nop has no boundary inside it, so that is
+// at the count's second instruction (byte 9), interrupted after the count:
+// there the nop's last 6 bytes read `test %al, %al; nopl 0(%rax)`, its SIB
+// byte and displacement chosen so (tests/alloc_profiler_test.cpp decodes both
+// forms from both offsets), and the branch is left out (stop() has stopped the
+// threads first).
+// A thread can resume at byte 9 of a count only after the count, so the
+// label's code never sees flags the site did not set; it checks the count
+// anyway (the pool's: not below zero, nothing is due).
 // Where a site cannot be rewritten (no membarrier; an mprotect refused; a
 // site that is not its function's first instruction, as in the sanitizers'
 // builds, an unoptimized one or one with -fcf-protection's endbr64; a site
 // not in one aligned 16-byte block; a rewritten site that does not run as
 // written, as under valgrind unless it checks file-backed code for changes,
 // --smc-check=all) set_count_sites says why, and the sites stay (or go back
-// to) nops: their functions count on their unpatched path. Should a rewrite
+// to) their nop: their functions count on their unpatched path. Should a rewrite
 // fail half-way and its undoing fail too, some sites count while
 // count_sites_unit() says off (the pool would then count those allocations
 // twice); both need an mprotect or membarrier to fail after it succeeded.
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace benchfp::alloc::detail {
@@ -50,13 +61,14 @@ struct CountSite {
     uintptr_t site, sampled, function;
 };
 
-// The site, the first statement of `function`, whose label `sampled` the
+// The site, the first statement of `function` (its nop: data16 x 6, nopw
+// 0x401f0f(%rax,%rax,8), as count_site.cpp writes it back), whose label `sampled` the
 // count's branch goes to. The asm clobbers the flags and the counted word.
 // `function` must be noinline and noclone: a copy of the site inlined into
 // another function is refused (not its function's first instruction).
 #define BENCHFP_COUNT_SITE(function, sampled_label)                                                  \
-    asm goto("1: .byte 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n\t"                     \
-             ".byte 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"                                          \
+    asm goto("1: .byte 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0xc0\n\t"         \
+             ".byte 0x0f, 0x1f, 0x40, 0x00\n\t"                                                      \
              ".pushsection benchfp_count_sites, \"aw\"\n\t"                                          \
              ".balign 8\n\t"                                                                         \
              ".quad 1b, %l[" #sampled_label "], %c0\n\t"                                             \
@@ -66,11 +78,11 @@ struct CountSite {
              : "cc", "memory"                                                                        \
              : sampled_label)
 
-// Rewrites every site to count in `unit` (off: the nops) the thread-local word
+// Rewrites every site to count in `unit` (off: the nop) the thread-local word
 // at `word` (the calling thread's instance of it; a local-exec word, at the
 // same offset from every thread's %fs), then runs a site of its own to see
 // that they count as written (the calling thread's word is put back). Returns
-// false, with every site back to its nops as far as it can, where the sites
+// false, with every site back to its nop as far as it can, where the sites
 // cannot be rewritten (why: count_sites_problem()); never throws. Serialized
 // by a mutex of its own.
 bool set_count_sites(CountUnit unit, int64_t* word);
@@ -78,8 +90,9 @@ bool set_count_sites(CountUnit unit, int64_t* word);
 CountUnit count_sites_unit();
 // Why the last set_count_sites was refused, or empty.
 std::string count_sites_problem();
-// The sites this program holds (tests: at least the pool's hooked small entries).
-size_t count_site_count();
+// The sites this program holds, in their section's order (tests: at least
+// the pool's hooked small entries).
+std::span<const CountSite> count_sites();
 // Tests only: false makes set_count_sites refuse (saying so) and keeps every
 // site off, so that the unpatched paths are tested as well.
 void allow_count_sites(bool allowed);

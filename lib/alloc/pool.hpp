@@ -2,7 +2,7 @@
 // benchfp's pool allocator: size-class pools of 16 KiB pages, one heap per
 // thread, explicit free. The fast path is here, inline: a size compare, a
 // table lookup and a free-list pop; the profiler hook is a count site at the
-// hooked entries' start (stopped: two nops; sampling: a count of the sample
+// hooked entries' start (stopped: one nop; sampling: a count of the sample
 // gap and a branch, see sample_countdown) and in where the pop looks (see
 // alloc_heap). Everything slow is out of line in pool.cpp.
 //
@@ -205,7 +205,7 @@ static_assert([] {
 
 // The hook's state, per thread. The small entries' fast path pops from the
 // free lists of alloc_heap: while the profiler is stopped, alloc_heap is this
-// thread's heap, and the hook costs two nops (the entry's count site,
+// thread's heap, and the hook costs one nop (the entry's count site,
 // count_site.hpp) and no store, no branch and no load of its own: the entry
 // reads the heap's address from one TLS word where, compiled out, it reads
 // this_thread_heap (the design of the allocation-profiler seed: a stopped
@@ -401,7 +401,7 @@ template <typename T>
 //   compare  a load and a not-taken branch, no store (cmp %rdi, %fs:word; jb):
 //            what the project's design allows a disabled profiler ("one load
 //            and one not-taken branch");
-//   pad      the control: the same 15 bytes as 2 nops, no load, no branch, so
+//   pad      the control: the same 15 bytes as one nop, no load, no branch, so
 //            that count / pad and compare / pad leave out where the longer
 //            entries move the hot code (not the 15 bytes' own cost, which a
 //            real count would pay too).
@@ -420,9 +420,9 @@ inline constexpr uint64_t hook_floor_start = hook_floor == HookFloor::count ? ui
     if constexpr (hook_floor == HookFloor::count)
         return __builtin_expect(static_cast<int64_t>(hook_floor_word -= size) < 0, 0);
     if constexpr (hook_floor == HookFloor::pad) {
-        // nopw 0x0(%rax,%rax,1) with a 32-bit displacement (9 bytes), then with an 8-bit one (6).
-        asm volatile(".byte 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n\t"
-                     ".byte 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00");
+        // The stopped count site's nop (count_site.hpp): data16 x 6, nopw 0x401f0f(%rax,%rax,8).
+        asm volatile(".byte 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0xc0\n\t"
+                     ".byte 0x0f, 0x1f, 0x40, 0x00");
         return false;
     }
     return __builtin_expect(size > hook_floor_word, 0);

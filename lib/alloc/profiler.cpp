@@ -536,7 +536,7 @@ void stop() {
     // while the count sites counted, at its heap's) until its next allocation
     // points them at its heap (alloc_small_not_counting): only the owner does that.
     for (ThreadState* t : live_threads) __atomic_store_n(t->state, detail::hook_stopped, __ATOMIC_SEQ_CST);
-    // Then the small entries' count sites back to nops. A thread that counts
+    // Then the small entries' count sites back to their nop. A thread that counts
     // meanwhile and goes below zero finds the profiler stopped in record_slow.
     __atomic_store_n(&detail::sites_count_state, detail::hook_stopped, __ATOMIC_SEQ_CST);
     detail::set_count_sites(detail::CountUnit::off, &detail::sample_countdown);

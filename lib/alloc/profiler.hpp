@@ -1,9 +1,9 @@
 #pragma once
 // The allocation profiler: every allocation path calls into it only through
-// the hook in pool.hpp, which while stopped costs two nops (the hooked
+// the hook in pool.hpp, which while stopped costs one nop (the hooked
 // entries' count sites) and nothing else (they pop from alloc_heap, which is
 // then this thread's heap); start() rewrites the sites to count the sample
-// gap, stop() back to nops (count_site.hpp).
+// gap, stop() back to the nop (count_site.hpp).
 //
 // Sampling (Go's mprof, tcmalloc, jemalloc; Julia's sample_rate):
 //   all          every allocation;
