@@ -18,7 +18,7 @@
 # hook_floor; in build-layout-<floor>/<shift>/): "hook off / compiled out" then
 # reads what a read-modify-write and a branch (count), or a load and a branch
 # (compare), cost the fast path there, layout by layout; --floor=pad puts the
-# same bytes there as a nop, the control for the code they move.
+# same bytes there as two nops, the control for the code they move.
 # Usage: scripts/hook_time_over_layouts.sh [--build-only] [--processes=N] [--floor=KIND] [SHIFT ...]
 #        (N default 1; shifts in bytes, default 0 16 32 48 80 96 112 144)
 set -euo pipefail

@@ -11,12 +11,14 @@
 #include <xbyak/xbyak.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <random>
 #include <cstring>
 #include <functional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -304,7 +306,7 @@ TEST(Profiler, CountSitesCountEachSmallAllocationOnceWhileSampling) {
     const auto* pool_alloc_site = site_of(&alloc::pool_alloc);
     const auto* alloc_site = site_of(static_cast<void* (*)(size_t, const alloc::TypeInfo*)>(&alloc::alloc));
     const auto* big_alloc_site = site_of(&alloc::big_alloc);
-    const unsigned char nop[] = {0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0xc0, 0x0f, 0x1f, 0x40, 0x00};
+    const unsigned char nop[] = {0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0x05, 0xf1, 0xff, 0xff, 0xff};
     const unsigned char sub[] = {0x64, 0x48, 0x29, 0x3c, 0x25}, dec[] = {0x64, 0x48, 0xff, 0x0c, 0x25};
     const unsigned char js[] = {0x0f, 0x88};
     alloc::profiler::start({Sampling::bytes, 1.0, size_t{1} << 40});
@@ -344,62 +346,109 @@ TEST(Profiler, CountSitesCountEachSmallAllocationOnceWhileSampling) {
     EXPECT_EQ(alloc::detail::count_sites_unit(), alloc::detail::CountUnit::off);
 }
 
-// The instructions a site runs, decoded by Capstone from `offset` to the
-// site's end: each one's mnemonic, or "?" where a byte does not decode, or
-// "overruns" where the last ends past the site.
-std::vector<std::string> site_instructions(const unsigned char* site, size_t offset) {
-    constexpr size_t site_bytes = 15;
+namespace {
+
+// A count site's 15 bytes in one of its forms, and the 16 after them (the
+// function's own), where an instruction that overran the site would end.
+constexpr size_t site_bytes = 15;
+using SiteCode = std::array<unsigned char, site_bytes + 16>;
+SiteCode site_code(uintptr_t site) {
+    SiteCode code;
+    std::memcpy(code.data(), reinterpret_cast<const void*>(site), code.size());
+    return code;
+}
+
+// What a thread runs from `offset` of a site's code to the site's end,
+// decoded by Capstone: each instruction as "mnemonic operands", and where each
+// ends ("?" and the code's end where a byte does not decode).
+struct SiteRun {
+    std::vector<std::string> instructions;
+    std::vector<size_t> ends;
+};
+SiteRun run_from(const SiteCode& code, size_t offset) {
+    SiteRun run;
     csh handle;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) return {"cs_open failed"};
-    std::vector<std::string> out;
+    if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) return {{"cs_open failed"}, {code.size()}};
     cs_insn* insn = cs_malloc(handle);
-    const uint8_t* code = site + offset;
-    size_t left = site_bytes - offset + 16;  // decoded past the end, to see an instruction overrun it
+    const uint8_t* at_byte = code.data() + offset;
+    size_t left = code.size() - offset;
     uint64_t at = offset;
     while (at < site_bytes) {
-        if (!cs_disasm_iter(handle, &code, &left, &at, insn)) {
-            out.push_back("?");
+        if (!cs_disasm_iter(handle, &at_byte, &left, &at, insn)) {
+            run.instructions.push_back("?");
+            run.ends.push_back(code.size());
             break;
         }
-        out.push_back(insn->mnemonic);
-        if (at > site_bytes) out.push_back("overruns");
+        run.instructions.push_back(std::string(insn->mnemonic) + " " + insn->op_str);
+        run.ends.push_back(at);
     }
     cs_free(insn, 1);
     cs_close(&handle);
+    return run;
+}
+
+// The mnemonics alone.
+std::vector<std::string> mnemonics(const SiteRun& run) {
+    std::vector<std::string> out;
+    for (const std::string& i : run.instructions) out.push_back(i.substr(0, i.find(' ')));
     return out;
 }
 
+}  // namespace
+
 // A site is one nop while stopped (one instruction per allocation: the
 // stopped hook's cost, count_site.hpp), and a count and a branch while
-// sampling, their boundary at byte 9. A thread interrupted there, after the
-// count, that resumes in the nop form runs the nop's last 6 bytes: they must
-// decode as instructions that write nothing but the flags (the site clobbers
-// them) and end exactly at the site's end, not in the function's code.
+// sampling. A thread interrupted within a site resumes at the same offset in
+// whatever form the site holds then: every offset any form's instructions
+// reach must start an instruction in every form, and each form must run from
+// there to exactly the site's end (not into the function's code), writing
+// nothing but the flags (the site clobbers them) and reading memory only
+// relative to rip (the site's own bytes: readable wherever it is).
 TEST(Profiler, CountSiteFormsShareTheirBoundaries) {
     ASSERT_FALSE(alloc::detail::count_sites().empty());
-    const auto* site = reinterpret_cast<const unsigned char*>(alloc::detail::count_sites().front().site);
-    using Forms = std::vector<std::string>;
-    EXPECT_EQ(site_instructions(site, 0), Forms{"nop"});
-    EXPECT_EQ(site_instructions(site, 9), (Forms{"test", "nop"}));
+    const uintptr_t site = alloc::detail::count_sites().front().site;
+    std::vector<std::pair<std::string, SiteCode>> forms{{"nop", site_code(site)}};
     alloc::profiler::start({Sampling::bytes, 1.0, size_t{1} << 40});
     const bool rewritten = alloc::detail::count_sites_problem().empty();
-    const Forms bytes_from_0 = site_instructions(site, 0), bytes_from_9 = site_instructions(site, 9);
+    if (rewritten) forms.emplace_back("bytes", site_code(site));
     alloc::profiler::start({Sampling::probability, 0.5, 0, 8, 1});
-    const Forms allocations_from_0 = site_instructions(site, 0);
+    if (rewritten) forms.emplace_back("allocations", site_code(site));
     alloc::profiler::stop();
-    EXPECT_EQ(site_instructions(site, 0), Forms{"nop"});
-    if (!rewritten) {
-        EXPECT_TRUE(sites_may_be_refused) << alloc::detail::count_sites_problem();
-        return;
+    EXPECT_EQ(site_code(site), forms[0].second);  // stop() writes the nop back
+    EXPECT_TRUE(rewritten || sites_may_be_refused) << alloc::detail::count_sites_problem();
+
+    std::set<size_t> reachable{0};
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const auto& [form, code] : forms)
+            for (size_t offset : std::set<size_t>(reachable))
+                for (size_t end : run_from(code, offset).ends)
+                    if (end < site_bytes && reachable.insert(end).second) grew = true;
     }
-    EXPECT_EQ(bytes_from_0, (Forms{"sub", "js"}));
-    EXPECT_EQ(bytes_from_9, Forms{"js"});
-    EXPECT_EQ(allocations_from_0, (Forms{"dec", "js"}));
+    EXPECT_EQ(reachable, rewritten ? (std::set<size_t>{0, 9}) : (std::set<size_t>{0}));
+    for (const auto& [form, code] : forms)
+        for (size_t offset : reachable) {
+            const SiteRun run = run_from(code, offset);
+            ASSERT_FALSE(run.ends.empty());
+            EXPECT_EQ(run.ends.back(), site_bytes) << form << " from byte " << offset << ": "
+                                                   << ::testing::PrintToString(run.instructions);
+        }
+    using Mnemonics = std::vector<std::string>;
+    EXPECT_EQ(mnemonics(run_from(forms[0].second, 0)), Mnemonics{"nop"});
+    const SiteRun nop_from_9 = run_from(forms[0].second, 9);
+    EXPECT_EQ(mnemonics(nop_from_9), Mnemonics{"test"});
+    ASSERT_FALSE(nop_from_9.instructions.empty());
+    EXPECT_NE(nop_from_9.instructions[0].find("[rip"), std::string::npos) << nop_from_9.instructions[0];
+    if (!rewritten) return;
+    EXPECT_EQ(mnemonics(run_from(forms[1].second, 0)), (Mnemonics{"sub", "js"}));
+    EXPECT_EQ(mnemonics(run_from(forms[1].second, 9)), Mnemonics{"js"});
+    EXPECT_EQ(mnemonics(run_from(forms[2].second, 0)), (Mnemonics{"dec", "js"}));
+    EXPECT_EQ(mnemonics(run_from(forms[2].second, 9)), Mnemonics{"js"});
 }
 
-// A count site's branch taken on flags the site did not set (which a thread
-// interrupted within a site while it changes never reaches: it resumes after
-// the count, or within nothing but the nop; the label's code checks anyway) finds
+// A count site's branch taken on flags the site did not set (a thread
+// stopped at the branch after a count of an earlier session, resumed in a
+// count again: count_site.hpp; the label's code checks the count) finds
 // the count not below zero: the allocation goes its entry's way, unrecorded.
 // Taken with the count below zero, it is recorded.
 TEST(Profiler, ACountSiteBranchRecordsOnlyBelowZero) {

@@ -20,10 +20,10 @@ namespace {
 
 constexpr size_t site_bytes = 15;
 using Code = unsigned char[site_bytes];
-// One nop of 15 bytes whose last 6, from the count's second instruction, read
-// test %al, %al; nopl 0(%rax) (count_site.hpp): data16 x 6, then nopw
-// 0x401f0f(%rax,%rax,8).
-constexpr Code nop = {0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0xc0, 0x0f, 0x1f, 0x40, 0x00};
+// One nop of 15 bytes whose last 6, from the count's second instruction, are
+// one instruction too, test %al, -0xf(%rip) (count_site.hpp): data16 x 6,
+// then nopw -0xf(%rbp,%rax,1).
+constexpr Code nop = {0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0x05, 0xf1, 0xff, 0xff, 0xff};
 
 std::mutex sites_mutex;
 std::atomic<CountUnit> current{CountUnit::off};

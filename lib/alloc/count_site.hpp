@@ -27,15 +27,19 @@
 // own text through an int3 for that reason): this relies, as HotSpot's
 // patching of call sites does, on a fetch seeing a naturally aligned block's
 // old bytes or its new ones. A thread interrupted within a site resumes at the
-// same offset in its new form. The nop has no boundary inside it, so that is
-// at the count's second instruction (byte 9), interrupted after the count:
-// there the nop's last 6 bytes read `test %al, %al; nopl 0(%rax)`, its SIB
-// byte and displacement chosen so (tests/alloc_profiler_test.cpp decodes both
-// forms from both offsets), and the branch is left out (stop() has stopped the
-// threads first).
-// A thread can resume at byte 9 of a count only after the count, so the
-// label's code never sees flags the site did not set; it checks the count
-// anyway (the pool's: not below zero, nothing is due).
+// same offset in whatever form the site holds then. Every form has its
+// instruction boundaries at bytes 0, 9 and 15 only: a count's two instructions
+// are 9 and 6 bytes, and the nop, one instruction from byte 0, reads as one from
+// byte 9 too, `test %al, -0xf(%rip)` (a read of the site's own first byte that
+// sets only the flags the site clobbers), its SIB byte and displacement chosen
+// so (tests/alloc_profiler_test.cpp decodes every form from every offset any
+// form reaches). So a thread stops within a site only at byte 9, after a
+// count. Resumed in the nop, it leaves the branch out: a sample due then is
+// not taken (stop() has stopped the threads first; set_count_sites' undoing of
+// a failed rewrite loses at most that one). Resumed in a count, its branch
+// reads the flags of a count of the same word, perhaps of an earlier session,
+// so the label's code checks the count before it records anything (the
+// pool's: not below zero, nothing is due).
 // Where a site cannot be rewritten (no membarrier; an mprotect refused; a
 // site that is not its function's first instruction, as in the sanitizers'
 // builds, an unoptimized one or one with -fcf-protection's endbr64; a site
@@ -62,13 +66,13 @@ struct CountSite {
 };
 
 // The site, the first statement of `function` (its nop: data16 x 6, nopw
-// 0x401f0f(%rax,%rax,8), as count_site.cpp writes it back), whose label `sampled` the
+// -0xf(%rbp,%rax,1), as count_site.cpp writes it back), whose label `sampled` the
 // count's branch goes to. The asm clobbers the flags and the counted word.
 // `function` must be noinline and noclone: a copy of the site inlined into
 // another function is refused (not its function's first instruction).
 #define BENCHFP_COUNT_SITE(function, sampled_label)                                                  \
-    asm goto("1: .byte 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0xc0\n\t"         \
-             ".byte 0x0f, 0x1f, 0x40, 0x00\n\t"                                                      \
+    asm goto("1: .byte 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0x05\n\t"         \
+             ".byte 0xf1, 0xff, 0xff, 0xff\n\t"                                                      \
              ".pushsection benchfp_count_sites, \"aw\"\n\t"                                          \
              ".balign 8\n\t"                                                                         \
              ".quad 1b, %l[" #sampled_label "], %c0\n\t"                                             \

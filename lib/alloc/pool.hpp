@@ -401,7 +401,7 @@ template <typename T>
 //   compare  a load and a not-taken branch, no store (cmp %rdi, %fs:word; jb):
 //            what the project's design allows a disabled profiler ("one load
 //            and one not-taken branch");
-//   pad      the control: the same 15 bytes as one nop, no load, no branch, so
+//   pad      the control: the same 15 bytes as 2 nops, no load, no branch, so
 //            that count / pad and compare / pad leave out where the longer
 //            entries move the hot code (not the 15 bytes' own cost, which a
 //            real count would pay too).
@@ -420,9 +420,11 @@ inline constexpr uint64_t hook_floor_start = hook_floor == HookFloor::count ? ui
     if constexpr (hook_floor == HookFloor::count)
         return __builtin_expect(static_cast<int64_t>(hook_floor_word -= size) < 0, 0);
     if constexpr (hook_floor == HookFloor::pad) {
-        // The stopped count site's nop (count_site.hpp): data16 x 6, nopw 0x401f0f(%rax,%rax,8).
-        asm volatile(".byte 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x0f, 0x1f, 0x84, 0xc0\n\t"
-                     ".byte 0x0f, 0x1f, 0x40, 0x00");
+        // nopw 0x0(%rax,%rax,1) with a 32-bit displacement (9 bytes), then with an 8-bit one (6):
+        // two instructions, as count's two (the count sites' stopped form is one nop since
+        // 2026-12-07; the pad builds' figures before then were taken with these two).
+        asm volatile(".byte 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n\t"
+                     ".byte 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00");
         return false;
     }
     return __builtin_expect(size > hook_floor_word, 0);
