@@ -349,7 +349,8 @@ TEST(Profiler, CountSitesCountEachSmallAllocationOnceWhileSampling) {
 namespace {
 
 // A count site's 15 bytes in one of its forms, and the 16 after them (the
-// function's own), where an instruction that overran the site would end.
+// function's own, or its padding), where an instruction that overran the site
+// would end.
 constexpr size_t site_bytes = 15;
 using SiteCode = std::array<unsigned char, site_bytes + 16>;
 SiteCode site_code(uintptr_t site) {
@@ -401,9 +402,10 @@ std::vector<std::string> mnemonics(const SiteRun& run) {
 // sampling. A thread interrupted within a site resumes at the same offset in
 // whatever form the site holds then: every offset any form's instructions
 // reach must start an instruction in every form, and each form must run from
-// there to exactly the site's end (not into the function's code), writing
-// nothing but the flags (the site clobbers them) and reading memory only
-// relative to rip (the site's own bytes: readable wherever it is).
+// there to exactly the site's end (not into the function's code); the nop,
+// resumed within, writes nothing but the flags (the site clobbers them) and
+// reads memory only relative to rip (the site's own bytes: readable wherever
+// it is).
 TEST(Profiler, CountSiteFormsShareTheirBoundaries) {
     ASSERT_FALSE(alloc::detail::count_sites().empty());
     const uintptr_t site = alloc::detail::count_sites().front().site;
@@ -446,9 +448,9 @@ TEST(Profiler, CountSiteFormsShareTheirBoundaries) {
     EXPECT_EQ(mnemonics(run_from(forms[2].second, 9)), Mnemonics{"js"});
 }
 
-// A count site's branch taken on flags the site did not set (a thread
-// stopped at the branch after a count of an earlier session, resumed in a
-// count again: count_site.hpp; the label's code checks the count) finds
+// A count site's branch taken on flags of an earlier count (a thread stopped
+// at the branch after a count of an earlier session, resumed in a count
+// again: count_site.hpp; the label's code checks the count) finds
 // the count not below zero: the allocation goes its entry's way, unrecorded.
 // Taken with the count below zero, it is recorded.
 TEST(Profiler, ACountSiteBranchRecordsOnlyBelowZero) {

@@ -12,10 +12,10 @@
 // branches: what the function does after it and at `sampled` must be right
 // whichever way the site reads, as other threads may run it while it changes.
 // One nop, not two (9 and 6 bytes, as the sites were until 2026-12-07): each
-// takes an issue slot per allocation, and on the Intel Xeon (Ice Lake) guest,
-// paired processes of one source over 4 code layouts read hook off / compiled
-// out binary_trees 1.030-1.033 with two and 1.004-1.007 with one, structs
-// 1.018-1.035 and 1.002-1.004 (README).
+// takes an issue slot per allocation, and on the Intel Xeon (Ice Lake) guest
+// hook off / compiled out read, as the mean over 4 code layouts, arrays 1.020
+// and binary_trees 1.024 with two, 1.001-1.003 and 1.002 with one (two
+// sweeps each; paired processes of both, binary_trees 1.030 and 1.006: README).
 //
 // How a site changes while other threads may run it: its 15 bytes lie in one
 // aligned 16-byte block, replaced by one `lock cmpxchg16b`; the page is made
@@ -37,9 +37,10 @@
 // count. Resumed in the nop, it leaves the branch out: a sample due then is
 // not taken (stop() has stopped the threads first; set_count_sites' undoing of
 // a failed rewrite loses at most that one). Resumed in a count, its branch
-// reads the flags of a count of the same word, perhaps of an earlier session,
-// so the label's code checks the count before it records anything (the
-// pool's: not below zero, nothing is due).
+// reads the flags of a count of the same word, perhaps of an earlier session
+// (only the owner thread writes the word, or a signal handler of its that
+// allocates meanwhile), so the label's code checks the count before it
+// records anything (the pool's: not below zero, nothing is due).
 // Where a site cannot be rewritten (no membarrier; an mprotect refused; a
 // site that is not its function's first instruction, as in the sanitizers'
 // builds, an unoptimized one or one with -fcf-protection's endbr64; a site

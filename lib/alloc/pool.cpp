@@ -731,9 +731,10 @@ sampled:
 void* detail::alloc_sampled(size_t size, const TypeInfo* type) {
     return record_slow(pool_alloc_inner<false>(size, type), size, type);
 }
-// A site's branch was taken on flags the site did not set where the count is
-// not below zero (count_site.hpp: a thread interrupted between the site's two
-// instructions while they were rewritten): the entry's own path, as unsampled.
+// A site's branch was taken on flags of an earlier count where the count is
+// not below zero now (count_site.hpp: a thread interrupted after a count while
+// its site was rewritten, perhaps across sessions): the entry's own path, as
+// unsampled.
 void* detail::small_counted_out(size_t size, const TypeInfo* type) {
     if (hook_word(sample_countdown) >= 0) return pool_alloc_inner<true>(size, type);
     return alloc_sampled(size, type);
