@@ -4,9 +4,9 @@
 #include "alloc/count_site.hpp"
 #include "alloc/pool.hpp"
 #include "alloc/profiler.hpp"
+#include "jit/disassembly.hpp"
 #include "perf/symbols.hpp"
 
-#include <capstone/capstone.h>
 #include <gtest/gtest.h>
 #include <xbyak/xbyak.h>
 
@@ -360,38 +360,33 @@ SiteCode site_code(uintptr_t site) {
 }
 
 // What a thread runs from `offset` of a site's code to the site's end,
-// decoded by Capstone: each instruction as "mnemonic operands", and where each
-// ends ("?" and the code's end where a byte does not decode).
+// decoded by the kernels' verifier's disassembler (addresses are offsets in
+// the site): each instruction, and where each ends (the code's end where a
+// byte does not decode, with no instruction for it).
 struct SiteRun {
-    std::vector<std::string> instructions;
+    std::vector<jit::Instruction> instructions;
     std::vector<size_t> ends;
 };
 SiteRun run_from(const SiteCode& code, size_t offset) {
+    static const jit::Disassembler disassembler;
     SiteRun run;
-    csh handle;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) return {{"cs_open failed"}, {code.size()}};
-    cs_insn* insn = cs_malloc(handle);
-    const uint8_t* at_byte = code.data() + offset;
-    size_t left = code.size() - offset;
-    uint64_t at = offset;
-    while (at < site_bytes) {
-        if (!cs_disasm_iter(handle, &at_byte, &left, &at, insn)) {
-            run.instructions.push_back("?");
+    for (size_t at = offset; at < site_bytes;) {
+        const auto instruction = disassembler.decode(code.data() + at, code.size() - at, at);
+        if (!instruction) {
             run.ends.push_back(code.size());
             break;
         }
-        run.instructions.push_back(std::string(insn->mnemonic) + " " + insn->op_str);
+        at += instruction->size;
+        run.instructions.push_back(*instruction);
         run.ends.push_back(at);
     }
-    cs_free(insn, 1);
-    cs_close(&handle);
     return run;
 }
 
-// The mnemonics alone.
+// Each instruction's mnemonic (its text up to the first space).
 std::vector<std::string> mnemonics(const SiteRun& run) {
     std::vector<std::string> out;
-    for (const std::string& i : run.instructions) out.push_back(i.substr(0, i.find(' ')));
+    for (const jit::Instruction& i : run.instructions) out.push_back(i.text.substr(0, i.text.find(' ')));
     return out;
 }
 
@@ -433,14 +428,18 @@ TEST(Profiler, CountSiteFormsShareTheirBoundaries) {
             const SiteRun run = run_from(code, offset);
             ASSERT_FALSE(run.ends.empty());
             EXPECT_EQ(run.ends.back(), site_bytes) << form << " from byte " << offset << ": "
-                                                   << ::testing::PrintToString(run.instructions);
+                                                   << ::testing::PrintToString(mnemonics(run));
         }
     using Mnemonics = std::vector<std::string>;
     EXPECT_EQ(mnemonics(run_from(forms[0].second, 0)), Mnemonics{"nop"});
     const SiteRun nop_from_9 = run_from(forms[0].second, 9);
     EXPECT_EQ(mnemonics(nop_from_9), Mnemonics{"test"});
     ASSERT_FALSE(nop_from_9.instructions.empty());
-    EXPECT_NE(nop_from_9.instructions[0].find("[rip"), std::string::npos) << nop_from_9.instructions[0];
+    const jit::Instruction& test = nop_from_9.instructions[0];
+    EXPECT_EQ(test.gprs_written, 0u) << test.text;
+    EXPECT_FALSE(test.store) << test.text;
+    ASSERT_FALSE(test.memory_operands().empty()) << test.text;
+    for (const jit::MemoryOperand& m : test.memory_operands()) EXPECT_EQ(m.base, jit::reg_rip) << test.text;
     if (!rewritten) return;
     EXPECT_EQ(mnemonics(run_from(forms[1].second, 0)), (Mnemonics{"sub", "js"}));
     EXPECT_EQ(mnemonics(run_from(forms[1].second, 9)), Mnemonics{"js"});
