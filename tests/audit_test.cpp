@@ -1,18 +1,21 @@
 // The audit's pieces without a process: /proc parsers, the "anywhere" caller
 // rule, JIT region discovery, what rbp held, the disassembly of culprits,
-// the oneDNN comparison's table rows, and the JIT profile's refusal to follow
-// or clobber files.
+// the oneDNN comparison's table rows, the JIT profile's refusal to follow
+// or clobber files, and the attach's second try (with a child that exits).
 #include "audit/audit_analysis.hpp"
+#include "audit/audit_run.hpp"
 #include "audit/disasm.hpp"
 #include "audit/audit_render.hpp"
 #include "audit/onednn_compare.hpp"
 #include "jit_profile.hpp"
 #include "usage_error.hpp"
+#include "perf/error.hpp"
 #include "perf/process.hpp"
 #include "perf/verdict.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,6 +62,60 @@ TEST(PerfVerdict, AnywhereFindsTheCallersAboveALibrary) {
     EXPECT_EQ(perf::classify_callers(bar_lost, e), Verdict::skipped_caller);
     EXPECT_EQ(perf::classify_callers(garbage, e), Verdict::broken);
     EXPECT_EQ(perf::classify_callers(out_of_order, e), Verdict::broken);
+}
+
+// The attach is tried again while the process lives: what failed first is said
+// in a note; an error of another kind, or one that lasts, is thrown as it is.
+TEST(AuditAttach, AFailedReadOfALiveProcessIsTriedAgainAndSaidSo) {
+    using namespace std::chrono_literals;
+    int tries = 0;
+    const auto fails_twice = [&] {
+        if (++tries <= 2) throw perf::Error(perf::ErrorKind::system, "read " + std::to_string(tries) + " failed");
+    };
+    const std::string note = harness::attach_retried(getpid(), false, fails_twice, 2000ms);
+    EXPECT_EQ(tries, 3);
+    EXPECT_NE(note.find("first read of the process failed (read 1 failed); it was read again "), std::string::npos)
+        << note;
+    tries = 0;
+    EXPECT_EQ(harness::attach_retried(getpid(), false, [&] { ++tries; }), "");
+    EXPECT_EQ(tries, 1);
+
+    tries = 0;
+    const auto always = [&] {
+        throw perf::Error(perf::ErrorKind::system, "read " + std::to_string(++tries) + " failed");
+    };
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        harness::attach_retried(getpid(), false, always, 100ms);
+        ADD_FAILURE() << "no error";
+    } catch (const perf::Error& e) {
+        EXPECT_EQ(e.what(), "read " + std::to_string(tries) + " failed");  // the last one
+        EXPECT_GE(tries, 2);
+        EXPECT_GE(std::chrono::steady_clock::now() - start, 100ms);
+    }
+    tries = 0;
+    const auto refused = [&] { ++tries; throw perf::Error(perf::ErrorKind::refused, "not allowed"); };
+    EXPECT_THROW(harness::attach_retried(getpid(), false, refused), perf::Error);
+    EXPECT_EQ(tries, 1);
+}
+
+TEST(AuditAttach, AProcessThatExitsMeanwhileIsSaidToHaveExited) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) _exit(0);
+    siginfo_t info = {};
+    ASSERT_EQ(waitid(P_PID, child, &info, WEXITED | WNOWAIT), 0);  // exited, not reaped
+    const auto gone = [] { throw perf::Error(perf::ErrorKind::system, "No such process"); };
+    try {
+        harness::attach_retried(child, true, gone);
+        ADD_FAILURE() << "no error";
+    } catch (const perf::Error& e) {
+        ADD_FAILURE() << "thrown as it was: " << e.what();
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "process " + std::to_string(child) + " exited before it could be audited (No such process)");
+    }
+    waitpid(child, nullptr, 0);
 }
 
 TEST(AuditRegions, AnonymousExecutableMappingsAndPerfMapNamesFirst) {

@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -101,20 +102,19 @@ std::string how_child_ended(pid_t pid) {
            (info.si_code == CLD_DUMPED ? ", core dumped" : "");
 }
 
-// Whether the process went away while it was being attached to. An attach
-// step fails ("No such process" from libdw, no thread left to sample) while
-// the process exits, before it is a zombie its parent can wait for: under load
-// a command exiting at once failed that way in 11 of 60 tries here. So the
-// process is given up to exit_settle to finish exiting; one that is still
-// there then failed for another reason.
-constexpr auto exit_settle = std::chrono::seconds(1);
-bool exited_meanwhile(pid_t pid, bool is_child) {
-    const auto until = std::chrono::steady_clock::now() + exit_settle;
-    while (alive(pid, is_child)) {
-        if (std::chrono::steady_clock::now() >= until) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return true;
+// What the attach read, and the sampler it started.
+struct Attached {
+    std::vector<perf::Mapping> maps;
+    std::unique_ptr<perf::Symbols> symbols;
+    std::optional<perf::ProcessSampler> sampler;
+};
+
+void attach_once(const AuditRequest& q, const perf::EventChoice& event, Attached& a) {
+    a.sampler.reset();  // a failed try's: its events closed
+    a.maps = perf::read_maps(q.pid);  // throws when the process is gone
+    a.symbols = std::make_unique<perf::Symbols>(q.pid);
+    a.sampler.emplace(perf::AttachOptions{q.pid, q.system_wide, event.event, q.frequency, 0});
+    a.sampler->start();
 }
 
 bool sampled(const JitRegion& r, const std::vector<perf::Sample>& samples) {
@@ -192,26 +192,48 @@ void signal_all(const StartedCommand& command, int signal, std::set<pid_t>* sign
 
 }  // namespace
 
+// A step of the attach fails while the process exits, before it is a zombie
+// its parent can wait for ("No such process" from libdw, no thread left to
+// sample): under load a command exiting at once failed that way in 11 of 60
+// tries here. And once, in a fresh-machine CI run (2026-12-06), libdw's report
+// of a live process attached right after its exec failed with "Exec format
+// error"; not seen again here in 519 such attaches nor in 120,000 reports of
+// the same command in its first 300 ms, under load or not. So a failed attach
+// is tried again while the process lives, and the report says it was.
+std::string attach_retried(pid_t pid, bool is_child, const std::function<void()>& attach,
+                           std::chrono::milliseconds settle) {
+    const auto first = std::chrono::steady_clock::now();
+    std::string failed;
+    for (;;) {
+        try {
+            attach();
+            if (failed.empty()) return "";
+            const auto ms =
+                std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - first);
+            return "the attach's first read of the process failed (" + failed + "); it was read again " +
+                   std::to_string(ms.count()) + " ms later";
+        } catch (const perf::Error& e) {
+            // A refused or unknown event is the host's answer, whatever the process does.
+            if (e.kind() != perf::ErrorKind::system) throw;
+            if (failed.empty()) failed = e.what();
+            // Said as what happened: libdw's "No such process" of a zombie says less.
+            if (!alive(pid, is_child))
+                throw std::runtime_error("process " + std::to_string(pid) + " exited before it could be audited (" +
+                                         e.what() + ")");
+            if (stop_requested() || std::chrono::steady_clock::now() - first >= settle) throw;
+            std::this_thread::sleep_for(poll_interval);
+        }
+    }
+}
+
 AuditReport audit_process(const AuditRequest& q) {
     const perf::EventChoice event = perf::choose_event(q.event, perf::probe_open);
-    std::vector<perf::Mapping> maps;
-    std::unique_ptr<perf::Symbols> symbols;
-    std::optional<perf::ProcessSampler> started;
-    try {
-        maps = perf::read_maps(q.pid);  // throws when the process is gone
-        symbols = std::make_unique<perf::Symbols>(q.pid);
-        started.emplace(perf::AttachOptions{q.pid, q.system_wide, event.event, q.frequency, 0});
-        started->start();
-    } catch (const perf::Error& e) {
-        // Said as what happened: libdw's "No such process" of a zombie says less.
-        // A refused or unknown event is the host's answer, whatever the process does.
-        if (e.kind() != perf::ErrorKind::system) throw;
-        if (exited_meanwhile(q.pid, q.child != nullptr))
-            throw std::runtime_error("process " + std::to_string(q.pid) + " exited before it could be audited (" +
-                                     e.what() + ")");
-        throw;
-    }
-    perf::ProcessSampler& sampler = *started;
+    Attached attached;
+    const std::string attach_note =
+        attach_retried(q.pid, q.child != nullptr, [&] { attach_once(q, event, attached); });
+    std::vector<perf::Mapping>& maps = attached.maps;
+    std::unique_ptr<perf::Symbols>& symbols = attached.symbols;
+    perf::ProcessSampler& sampler = *attached.sampler;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(q.duration_ms);
     bool exited = false;
     for (int poll = 1; std::chrono::steady_clock::now() < deadline && !stop_requested() &&
@@ -253,6 +275,7 @@ AuditReport audit_process(const AuditRequest& q) {
                                (report.ended.empty() ? "" : " (" + report.ended + ")") +
                                "; code bytes and later mappings could not be read");
     }
+    if (!attach_note.empty()) report.notes.push_back(attach_note);
     report.notes.insert(report.notes.end(), recording.notes.begin(), recording.notes.end());
     if (recording.stats.lost) report.notes.push_back(std::to_string(recording.stats.lost) + " samples were lost");
     return report;

@@ -6,6 +6,8 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <functional>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -35,6 +37,16 @@ struct AuditRequest {
 
 // Throws perf::Error (refused, gone) with a message for the user.
 AuditReport audit_process(const AuditRequest& request);
+
+// Runs `attach` (the attach's reads of process `pid` and its sampler's start)
+// until it returns, again every 20 ms while it throws perf::Error of kind
+// system and the process lives, for up to `settle` (why: audit_run.cpp).
+// Returns a note for the report saying what failed first when a later try
+// worked, empty when the first did. Throws std::runtime_error "process PID
+// exited before it could be audited (...)" when it exits meanwhile, the last
+// error once `settle` has passed, and any other error at once.
+std::string attach_retried(pid_t pid, bool is_child, const std::function<void()>& attach,
+                           std::chrono::milliseconds settle = std::chrono::seconds(1));
 
 // Starts `argv` in a process group of its own, with its stdout sent to our
 // stderr (ours is the report) and its stdin from /dev/null; throws

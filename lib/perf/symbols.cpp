@@ -6,6 +6,7 @@
 #include <elfutils/libdwfl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -48,7 +49,11 @@ Symbols::Symbols(pid_t pid) {
     // cannot be read (ESRCH: the process has exited), where dwfl_errmsg says "no error".
     const int reported = dwfl_linux_proc_report(dwfl_, pid ? pid : getpid());
     if (reported != 0 || dwfl_report_end(dwfl_, nullptr, nullptr) != 0) {
-        const std::string message = reported > 0 ? std::strerror(reported) : dwfl_errmsg(-1);
+        std::string message = reported > 0 ? std::strerror(reported) : dwfl_errmsg(-1);
+        // libdw's own answer when /proc/PID/auxv has no entry it knows (a process
+        // between its exec and its first instruction) or a line of maps does not parse.
+        if (reported == ENOEXEC)
+            message += " (libdw found no entry it knows in its auxv, or a line of its maps it cannot read)";
         dwfl_end(dwfl_);
         const std::string whose = pid ? "process " + std::to_string(pid) + "'s" : std::string("this process's");
         throw Error(ErrorKind::system, "cannot read " + whose + " modules with libdw: " + message);
