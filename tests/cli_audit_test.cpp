@@ -130,6 +130,17 @@ TEST(CliAudit, AProcessThatExitsDuringTheWindowIsReportedWithANote) {
                        0, {"exited during the window (killed by SIGSEGV)"});
 }
 
+// The command's input is /dev/null, also when benchfp's own is closed.
+TEST(CliAudit, TheCommandReadsDevNullEvenWhenBenchfpHasNoInput) {
+    for (const char* input : {"</dev/zero", "<&-"}) {
+        const CommandRun run = run_benchfp("audit --delay-ms=100 --duration-ms=100 -- /bin/sh -c "
+                                           "'readlink /proc/$$/fd/0 >&2 || echo no-stdin >&2; while :; do :; done' " +
+                                           std::string(input));
+        SKIP_OR_FAIL_WITHOUT_PERF(run);
+        EXPECT_NE(("\n" + run.output).find("\n/dev/null\n"), std::string::npos) << input << ":\n" << run.output;
+    }
+}
+
 // oneDNN's OpenMP workers and the target's own thread start right after exec:
 // attached at once, most are born after the attach and found by the re-scan.
 TEST(CliAudit, SeesEveryThreadAlsoThoseBornAfterTheAttach) {

@@ -305,7 +305,11 @@ StartedCommand start_child(const std::vector<std::string>& argv, const std::vect
         dup2(STDERR_FILENO, STDOUT_FILENO);
         // Its input is nothing: in a background group, a read of the terminal
         // would stop it (SIGTTIN) for the whole window.
-        if (const int null = open("/dev/null", O_RDONLY | O_CLOEXEC); null >= 0) dup2(null, STDIN_FILENO);
+        // Not close-on-exec: with benchfp's own stdin closed, /dev/null is opened as 0 itself.
+        if (const int null = open("/dev/null", O_RDONLY); null > STDIN_FILENO) {
+            dup2(null, STDIN_FILENO);
+            close(null);
+        }
         for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
         execvp(args[0], args.data());
         const int error = errno;
