@@ -136,7 +136,7 @@ TEST(CliAudit, TheCommandReadsDevNullEvenWhenBenchfpHasNoInput) {
         const CommandRun run = run_benchfp("audit --delay-ms=100 --duration-ms=100 -- /bin/sh -c "
                                            "'readlink /proc/$$/fd/0 >&2 || echo no-stdin >&2; while :; do :; done' " +
                                            std::string(input));
-        SKIP_OR_FAIL_WITHOUT_PERF(run);
+        // Printed before the attach: a host without perf shows it all the same.
         EXPECT_NE(("\n" + run.output).find("\n/dev/null\n"), std::string::npos) << input << ":\n" << run.output;
     }
 }

@@ -195,32 +195,36 @@ void signal_all(const StartedCommand& command, int signal, std::set<pid_t>* sign
 // A step of the attach fails while the process exits, before it is a zombie
 // its parent can wait for ("No such process" from libdw, no thread left to
 // sample): under load a command exiting at once failed that way in 11 of 60
-// tries here. And once, in a fresh-machine CI run (2026-12-06), libdw's report
-// of a live process attached right after its exec failed with "Exec format
-// error"; not seen again here in 519 such attaches nor in 120,000 reports of
-// the same command in its first 300 ms, under load or not. So a failed attach
-// is tried again while the process lives, and the report says it was.
+// tries here. And a process attached at its exec can be read half-way: the
+// close-on-exec pipe start_child waits on closes before the kernel has mapped
+// the program and written its auxv, where libdw finds no entry it knows and
+// answers "Exec format error". A fresh-machine CI run failed so once
+// (2026-12-06); not reproduced here since. So a failed attach is tried again
+// while the process lives, and the report says it was.
 std::string attach_retried(pid_t pid, bool is_child, const std::function<void()>& attach,
                            std::chrono::milliseconds settle) {
     const auto first = std::chrono::steady_clock::now();
-    std::string failed;
-    for (;;) {
+    std::string first_error;
+    for (int tries = 1;; ++tries) {
         try {
             attach();
-            if (failed.empty()) return "";
+            if (first_error.empty()) return "";
             const auto ms =
                 std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - first);
-            return "the attach's first read of the process failed (" + failed + "); it was read again " +
-                   std::to_string(ms.count()) + " ms later";
+            return "the attach's first try failed (" + first_error + "); try " + std::to_string(tries) +
+                   " worked, " + std::to_string(ms.count()) + " ms after the first";
         } catch (const perf::Error& e) {
             // A refused or unknown event is the host's answer, whatever the process does.
             if (e.kind() != perf::ErrorKind::system) throw;
-            if (failed.empty()) failed = e.what();
+            if (first_error.empty()) first_error = e.what();
             // Said as what happened: libdw's "No such process" of a zombie says less.
             if (!alive(pid, is_child))
                 throw std::runtime_error("process " + std::to_string(pid) + " exited before it could be audited (" +
                                          e.what() + ")");
-            if (stop_requested() || std::chrono::steady_clock::now() - first >= settle) throw;
+            if (stop_requested() || std::chrono::steady_clock::now() - first >= settle) {
+                if (first_error == e.what()) throw;
+                throw perf::Error(e.kind(), std::string(e.what()) + " (its first try: " + first_error + ")");
+            }
             std::this_thread::sleep_for(poll_interval);
         }
     }
@@ -281,9 +285,10 @@ AuditReport audit_process(const AuditRequest& q) {
     return report;
 }
 
-// Returns once the child has exec'd the command (a close-on-exec pipe reads EOF
-// then), so its /proc files and modules are the command's, not a half-way fork's;
-// a failed exec is an error naming the command and why.
+// Returns once the child is past the point of no return of its exec (a
+// close-on-exec pipe reads EOF then), so it is the command's pid, not a
+// half-way fork's; a failed exec is an error naming the command and why. The
+// kernel may still be mapping the program then (see attach_retried).
 StartedCommand start_child(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
     if (argv.empty()) throw std::runtime_error("no command to start");
     StartedCommand started;

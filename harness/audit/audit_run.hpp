@@ -39,12 +39,14 @@ struct AuditRequest {
 AuditReport audit_process(const AuditRequest& request);
 
 // Runs `attach` (the attach's reads of process `pid` and its sampler's start)
-// until it returns, again every 20 ms while it throws perf::Error of kind
-// system and the process lives, for up to `settle` (why: audit_run.cpp).
-// Returns a note for the report saying what failed first when a later try
-// worked, empty when the first did. Throws std::runtime_error "process PID
-// exited before it could be audited (...)" when it exits meanwhile, the last
-// error once `settle` has passed, and any other error at once.
+// until it returns: while it throws perf::Error of kind system and the process
+// lives, again 20 ms after each try, until `settle` has passed since the first
+// (why: audit_run.cpp). Returns a note for the report saying what failed first
+// when a later try worked, empty when the first did. Throws std::runtime_error
+// "process PID exited before it could be audited (...)" when it exits
+// meanwhile; the last error (with the first, when they differ) once `settle`
+// has passed or a stop signal came (SIGINT, SIGTERM, SIGHUP while a command of
+// benchfp's runs); and any other error at once.
 std::string attach_retried(pid_t pid, bool is_child, const std::function<void()>& attach,
                            std::chrono::milliseconds settle = std::chrono::seconds(1));
 
