@@ -195,12 +195,13 @@ void signal_all(const StartedCommand& command, int signal, std::set<pid_t>* sign
 // A step of the attach fails while the process exits, before it is a zombie
 // its parent can wait for ("No such process" from libdw, no thread left to
 // sample): under load a command exiting at once failed that way in 11 of 60
-// tries here. And a process attached at its exec can be read half-way: the
-// close-on-exec pipe start_child waits on closes before the kernel has mapped
-// the program and written its auxv, where libdw finds no entry it knows and
-// answers "Exec format error". A fresh-machine CI run failed so once
-// (2026-12-06); not reproduced here since. So a failed attach is tried again
-// while the process lives, and the report says it was.
+// tries here. And a fresh-machine CI run (2026-12-06) failed once on a live
+// process attached at its exec, libdw answering "Exec format error" (ENOEXEC:
+// no auxv entry it knows, or a maps line it cannot parse). The kernel's order
+// allows the first: the close-on-exec pipe start_child waits on closes before
+// the program is mapped and its auxv written. But reads of the auxv right
+// after that never found it empty here, so the cause is not established. So a
+// failed attach is tried again while the process lives, and the report says it was.
 std::string attach_retried(pid_t pid, bool is_child, const std::function<void()>& attach,
                            std::chrono::milliseconds settle) {
     const auto first = std::chrono::steady_clock::now();
