@@ -2,7 +2,9 @@
 //   valgrind --tool=callgrind build/bench/benchfp_alloc_instructions VARIANT N
 // with VARIANT compiled-out, hook-off or sampled-512k (byte sampling at 512 KiB)
 // (scripts/alloc_hook_instructions.sh does it for each and prints the differences
-// per allocation). Instructions, unlike time, do not drift with machine load.
+// per allocation), or record-all (every allocation sampled: less compiled-out,
+// what a sample and its free cost). Instructions, unlike time, do not drift
+// with machine load.
 #include "alloc/pool.hpp"
 #include "alloc/profiler.hpp"
 #include "counts.hpp"
@@ -35,8 +37,9 @@ int main(int argc, char** argv) {
     const char* variant = argc == 3 ? argv[1] : "";
     const bool compiled_out = std::strcmp(variant, "compiled-out") == 0;
     const bool sampled = std::strcmp(variant, "sampled-512k") == 0;
-    if (!compiled_out && !sampled && std::strcmp(variant, "hook-off") != 0) {
-        std::fprintf(stderr, "usage: %s compiled-out|hook-off|sampled-512k N\n", argv[0]);
+    const bool record_all = std::strcmp(variant, "record-all") == 0;
+    if (!compiled_out && !sampled && !record_all && std::strcmp(variant, "hook-off") != 0) {
+        std::fprintf(stderr, "usage: %s compiled-out|hook-off|sampled-512k|record-all N\n", argv[0]);
         return 2;
     }
     benchfp::bench::exit_on_bad_pool_environment(argv[0]);
@@ -55,8 +58,9 @@ int main(int argc, char** argv) {
     benchfp::alloc::free(benchfp::alloc::pool_alloc(48));
     benchfp::alloc::profiler::stop();
     benchfp::alloc::profiler::clear();
-    benchfp::alloc::profiler::start({benchfp::alloc::profiler::Sampling::bytes, 1.0, 512 * 1024, 64, 1});
-    if (!sampled) benchfp::alloc::profiler::stop();
+    if (record_all) benchfp::alloc::profiler::start({benchfp::alloc::profiler::Sampling::all});
+    else benchfp::alloc::profiler::start({benchfp::alloc::profiler::Sampling::bytes, 1.0, 512 * 1024, 64, 1});
+    if (!sampled && !record_all) benchfp::alloc::profiler::stop();
     if (compiled_out) churn<benchfp::alloc::pool_alloc_unprofiled>(n);
     else churn<benchfp::alloc::pool_alloc>(n);
     benchfp::alloc::profiler::stop();  // no fetch(): its sort by timestamps would make the count vary

@@ -164,6 +164,15 @@ TEST(Profiler, FreesOfSampledObjectsGiveTheInUseProfile) {
     alloc::profiler::clear();
     alloc::profiler::start({Sampling::all});
     for (int i = 0; i < 100; ++i) blocks.push_back(alloc::pool_alloc(64));
+    // Sampled objects moved out of the pool's pages into big blocks (their frees
+    // take the big blocks' path), with their class's usable size; others did not.
+    void* unsampled = alloc::pool_alloc_unprofiled(64);
+    EXPECT_TRUE(alloc::detail::in_arena(unsampled));
+    for (void* p : blocks) {
+        EXPECT_FALSE(alloc::detail::in_arena(p));
+        EXPECT_EQ(alloc::usable_size(p), alloc::usable_size(unsampled));
+    }
+    alloc::free(unsampled);
     for (int i = 0; i < 60; ++i) alloc::free(blocks[i]);
     alloc::profiler::stop();
     const auto profile = alloc::profiler::fetch();
@@ -172,11 +181,6 @@ TEST(Profiler, FreesOfSampledObjectsGiveTheInUseProfile) {
     // Stopped, frees of sampled objects are still recorded: the in-use profile stays true.
     for (int i = 60; i < 100; ++i) alloc::free(blocks[i]);
     EXPECT_EQ(alloc::profiler::fetch().frees.size(), 100u);
-    // Sampled objects live on sampled pages (their frees take the slow path), others do not.
-    for (void* p : blocks) EXPECT_TRUE(alloc::detail::page_of(p)->owner_word & alloc::detail::sampled_page);
-    void* unsampled = alloc::pool_alloc(64);
-    EXPECT_FALSE(alloc::detail::page_of(unsampled)->owner_word & alloc::detail::sampled_page);
-    alloc::free(unsampled);
 }
 
 TEST(Profiler, NothingIsRecordedWhileStopped) {
@@ -244,7 +248,7 @@ TEST(Profiler, ProbabilitySamplingGapsAreGeometric) {
     int last = -1;
     for (int i = 0; i < n; ++i) {
         void* q = alloc::pool_alloc(24);
-        if (alloc::detail::page_of(q)->owner_word & alloc::detail::sampled_page) {  // moved: sampled
+        if (!alloc::detail::in_arena(q)) {  // moved: sampled
             gaps.push_back(i - last);
             last = i;
         }
@@ -794,7 +798,7 @@ TEST(Profiler, ANewThreadsFirstAllocationIsRecordedOnEveryEntry) {
 }
 
 // A sampled object freed by another thread: the free is recorded and the block
-// goes back to its sampled page's heap, from where it is handed out again.
+// goes back to its heap's big blocks, from where it is handed out again.
 TEST(Profiler, CrossThreadFreeOfASampledObjectIsRecordedAndTheBlockReused) {
     alloc::profiler::clear();
     alloc::profiler::start({Sampling::all});
@@ -845,4 +849,25 @@ TEST(Profiler, FreesPairWithTheirOwnRecordWhenAnAddressIsReused) {
     EXPECT_EQ(profile.frees[1].allocation, 1u);
     EXPECT_EQ(profile.allocations[2].address, reinterpret_cast<uintptr_t>(keep));
     alloc::free(keep);
+}
+
+// A block sampled before a clear() names, in its header, a record the clear()
+// removed: its free names no record, not the one now at that index.
+TEST(Profiler, AFreeOfABlockSampledBeforeAClearNamesNoRecord) {
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    void* before = alloc::pool_alloc(64);
+    alloc::profiler::stop();
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    void* after = alloc::pool_alloc(64);  // record 0 of this thread's buffer, as `before` was
+    alloc::profiler::stop();
+    alloc::free(before);
+    EXPECT_EQ(alloc::profiler::fetch().frees.size(), 0u);
+    alloc::free(after);
+    const auto profile = alloc::profiler::fetch();
+    ASSERT_EQ(profile.allocations.size(), 1u);
+    ASSERT_EQ(profile.frees.size(), 1u);
+    EXPECT_EQ(profile.frees[0].address, reinterpret_cast<uintptr_t>(after));
+    EXPECT_EQ(profile.frees[0].allocation, 0u);
 }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -56,7 +57,7 @@ size_t orphan_count = 0;
 
 pthread_key_t heap_key;
 
-// Releases heap h's wholly free pages past keep_bytes, then its sampled heap's (see trim()).
+// Releases heap h's wholly free pages past keep_bytes (see trim()).
 size_t trim_heap(Heap* h, size_t keep_bytes);
 
 void hand_over(void* heap) {
@@ -167,7 +168,7 @@ char* new_page(Heap* h, unsigned size_class) {
         if (offset + page_size > arena_size) throw std::bad_alloc();
         page = reinterpret_cast<PageHeader*>(arena_base + offset);
     }
-    page->owner_word = reinterpret_cast<uintptr_t>(h) | (h->sampled_pages ? sampled_page : 0);
+    page->owner_word = reinterpret_cast<uintptr_t>(h);
     page->size_class = size_class;
     return reinterpret_cast<char*>(page);
 }
@@ -200,10 +201,13 @@ struct BigHeader {
     uint64_t magic;
     char* base;        // the block's slot (a big class) or its mapping (huge)
     size_t size;       // requested bytes (usable)
-    size_t alignment;
     Heap* owner;       // whose lists the slot goes back to (null for huge)
+    SampleNote note;   // the profiler's, while sampled
     uint32_t size_class;
+    uint8_t alignment_log2;
     bool sampled;      // recorded by the profiler: its free is recorded too
+
+    size_t alignment() const { return size_t{1} << alignment_log2; }
 };
 
 // The bytes before a block's payload: the free-list link (a FreeObject at the
@@ -350,8 +354,8 @@ Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_
 [[gnu::always_inline]] inline void* with_header(char* base, size_t size, size_t alignment, Heap* owner,
                                                 uint32_t size_class) {
     char* user = payload_of(base, alignment);
-    *(reinterpret_cast<BigHeader*>(user) - 1) = {BigHeader::big_magic, base, size, alignment, owner, size_class,
-                                                 false};
+    *(reinterpret_cast<BigHeader*>(user) - 1) = {BigHeader::big_magic, base, size, owner, {}, size_class,
+                                                 static_cast<uint8_t>(std::countr_zero(alignment)), false};
     if constexpr (pool_checked) note_big_block(user);
     return user;
 }
@@ -525,7 +529,6 @@ size_t trim_heap(Heap* h, size_t keep_bytes) {
         }
     }
     released_pages.fetch_add(released / page_size, std::memory_order_relaxed);
-    if (h->sampled) released += trim_heap(h->sampled, 0);  // the profiler's pages: none kept
     return released;
 }
 
@@ -589,6 +592,12 @@ namespace {
 
 }  // namespace
 
+// Every sampled pool object moves to a big block of this class, whatever its
+// own: one LIFO list for all small samples, so the next sample reuses the
+// block the last one freed, still in cache, where a class per size would hand
+// out a block untouched since that class's last sample.
+constexpr unsigned small_sample_class = big_class_of(max_small_size);
+
 void* sampled_block(void* p) {
     if (!in_arena(p)) {
         big_header(p, "invalid sampled block")->sampled = true;  // just allocated: valid
@@ -596,30 +605,19 @@ void* sampled_block(void* p) {
     }
     const PageHeader* page = page_of(p);
     Heap* h = page->owner();  // this thread's: p was just allocated here
-    if (!h->sampled) {
-        h->sampled = new Heap();
-        h->sampled->sampled_pages = true;
-    }
-    // Every sampled block is of the largest class, whatever its own: one LIFO
-    // list for all samples, so the next sample reuses the block the last one
-    // freed, still in cache, where a list per class would hand out a block
-    // untouched since that class's last sample. Costs at most 2 KiB per live
-    // sampled allocation.
-    void* moved = alloc_from(h->sampled, class_count - 1);
+    const size_t size = class_sizes[page->size_class];  // its usable size stays the class's
     if constexpr (pool_checked) check_free(p);  // p goes back to the free list unseen by free()
     push_local(h, page->size_class, p);
+    void* moved = with_header(take_big_slot(h, small_sample_class), size, big_alloc_alignment, h, small_sample_class);
+    big_header(moved, "invalid sampled block")->sampled = true;
     return moved;
 }
 
+SampleNote& sample_note(void* sampled) { return big_header(sampled, "invalid sampled block")->note; }
+
 void free_slow(PageHeader* page, void* p) {
     check_object_start(page, p);
-    if (page->owner_word & sampled_page) record_free_slow(p);
-    Heap* owner = page->owner();
-    Heap* mine = this_thread_heap;
-    if (owner == mine || owner == mine->sampled) {  // owner is never null here: check_object_start
-        check_not_list_head(owner->free[page->size_class], p, page);
-        return push_local(owner, page->size_class, p);
-    }
+    Heap* owner = page->owner();  // never null here (check_object_start), nor this thread's (the fast path's)
     push_remote(owner->remote[page->size_class], static_cast<FreeObject*>(p),
                 [&](FreeObject* head) { check_not_list_head(head, p, page); });
 }
@@ -677,10 +675,10 @@ void unmark(BigHeader* header) { header->magic = 0; }
 
 // Frees what big_or_managed_free does not on its own: sampled and huge blocks.
 [[gnu::noinline]] void big_free_any(void* p, BigHeader* header) {
-    if (header->sampled) record_free_slow(p);
+    if (header->sampled) record_free_slow(p, header->note);
     unmark(header);
     if (header->size_class == BigHeader::huge)
-        munmap(header->base, huge_mapping_bytes(header->size, header->alignment));
+        munmap(header->base, huge_mapping_bytes(header->size, header->alignment()));
     else
         free_big_slot(*header);
 }
@@ -799,7 +797,7 @@ template <bool Profiled>
 void* managed_realloc_as(void* p, size_t new_size, const TypeInfo* type) {
     if (!p) return managed_alloc_as<Profiled>(new_size, 64, type);
     const detail::BigHeader* old = detail::big_header(p, "invalid managed_realloc");
-    void* q = managed_alloc_as<Profiled>(new_size, old->alignment, type);
+    void* q = managed_alloc_as<Profiled>(new_size, old->alignment(), type);
     std::memcpy(q, p, std::min(old->size, new_size));
     free(p);
     return q;

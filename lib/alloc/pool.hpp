@@ -23,7 +23,7 @@
 // while stopped.
 //
 // Big and managed blocks (pool.cpp) carry a 64 B header before the pointer
-// (size, alignment, class, owner heap, the profiler's sampled flag) and have a
+// (size, alignment, class, owner heap, the profiler's sampled flag and note) and have a
 // path of their own, as mimalloc's and tcmalloc's large classes:
 //   - up to 1 MiB of payload, 57 classes of 4 per doubling (size_classes.hpp:
 //     waste < 25% of the request), carved from a second NORESERVE reservation
@@ -46,9 +46,9 @@
 //   benchfp pool: double free of 0x7f.. (page 0x7f.., class 48 B)
 // Normal build: checked where it costs the fast paths nothing, on the slow paths:
 //   - a free whose page was never handed out (its owner is null);
-//   - an interior pointer or a double free that reaches free_slow: a free by
-//     another thread, or of a sampled object (not the start of an object of the
-//     page's class; the block already at the head of the list it goes to);
+//   - an interior pointer or a double free that reaches free_slow, a free by
+//     another thread (not the start of an object of the page's class; the
+//     block already at the head of the list it goes to);
 //   - a free, usable_size or managed_realloc of a pointer outside the arena that
 //     is not a big or managed block (no block header), and a big or managed
 //     block freed twice (its header is wiped when it is freed and stays so
@@ -130,23 +130,17 @@ struct alignas(64) Heap {
     size_t big_cached_bytes = 0;                   // slot bytes on the releasable big classes' free lists
     std::vector<char*> released_pages;             // pages trim() gave back to the OS, reused first by new pages
     Heap* next_orphan = nullptr;                   // on the hand-over list once its thread exited
-    Heap* sampled = nullptr;     // where this heap's sampled allocations live (created on the first)
-    bool sampled_pages = false;  // this is such a heap: its pages carry the sampled_page flag
 };
-
-// A page's owner word is its heap's address, with sampled_page set on the pages
-// that hold only sampled allocations: record_slow moves each sampled allocation
-// to such a page of its heap. So the free fast path's one compare (owner word ==
-// this thread's heap) sends frees of sampled objects, like remote frees, to the
-// slow path, every other free stays fast, and the free path needs no profiler
-// check of its own. Heaps are 64-byte aligned: bit 0 is free for the flag.
-inline constexpr uintptr_t sampled_page = 1;
 
 // The most objects a page holds (of the smallest class).
 inline constexpr size_t max_objects_per_page = (page_size - page_header_size) / class_sizes[0];
 
 struct PageHeader {
-    uintptr_t owner_word;  // set before the page's first object is handed out; 0 once trim() released the page
+    // Its heap's address, set before the page's first object is handed out; 0
+    // once trim() released the page. A word, which the free fast path compares
+    // with this thread's heap (a sampled pool object is never on a page: see
+    // sampled_block, so the free path needs no profiler check of its own).
+    uintptr_t owner_word;
     uint32_t size_class;
     uint32_t trim_mark;  // trim()'s count of the page's free objects, or its verdict; nothing else reads it
 #if BENCHFP_POOL_CHECKED
@@ -154,7 +148,7 @@ struct PageHeader {
     std::atomic<uint64_t> handed_out[(max_objects_per_page + 63) / 64];
 #endif
 
-    Heap* owner() const { return reinterpret_cast<Heap*>(owner_word & ~sampled_page); }
+    Heap* owner() const { return reinterpret_cast<Heap*>(owner_word); }
 };
 static_assert(sizeof(PageHeader) <= page_header_size);
 
@@ -176,8 +170,8 @@ static_assert(sizeof(PageHeader) <= page_header_size);
 // most 1/32 of the objects it holds at colour 0 (a larger one is lowered until
 // it does: 2032 B pages hold 8, not 7), which leaves two neighbouring pairs
 // sharing one (640-848 B; with the checked build's larger header, 592/640).
-// A table, built once: the slow paths that find an object's start (remote and
-// sampled frees, the checked build's every free) look it up, no loop.
+// A table, built once: the slow paths that find an object's start (remote
+// frees, the checked build's every free) look it up, no loop.
 constexpr size_t objects_at_colour(unsigned c, unsigned colour) {
     return (page_size - page_header_size - colour * 64) / class_sizes[c];
 }
@@ -310,8 +304,8 @@ extern Heap no_heap;
 // registers and the class beside them, so that an entry tail-calls them with
 // no move; the class as a size_t, as the entries index with it (no extension).
 void* alloc_small_slow(size_t size, const TypeInfo* type, size_t size_class);
-// Frees what the fast path cannot: remote frees and frees of objects on sampled
-// pages. Checks what can be checked there at no cost to the fast path (see above).
+// Frees what the fast path cannot: frees by other threads than the owner's,
+// and misuse. Checks what can be checked there at no cost to the fast path (see above).
 void free_slow(PageHeader* page, void* p);
 // Checked build only (pool_check.cpp): marks a pool object handed out; checks
 // that p is the start of a handed-out pool object, or aborts, and marks it free.
@@ -326,13 +320,25 @@ bool in_big_region(const void* p);
 // allocated size is looked up from p there: the fast path keeps nothing alive
 // for the hook but p and the requested size.
 [[gnu::cold, gnu::noinline]] void* record_slow(void* p, size_t requested, const TypeInfo* type);
-// The block the profiler records for a sampled allocation p: a pool object
-// moves to a sampled page of its heap, in the largest class (p goes back to the
-// free list), a big or managed block is marked in its header. Either way its free, and only its,
-// reaches the profiler.
+// The profiler's note of a sampled block (profiler.cpp), kept in the block's
+// header and handed back at its free: which record of which thread's buffer
+// the block is, as of which of that buffer's clear()s. So neither the sample
+// nor its free looks anything up (an address table took 40% of a sample's
+// cost: README).
+struct SampleNote {
+    const void* buffer;
+    uint32_t record, generation;
+};
+// The block the profiler records for a sampled allocation p, with a note of
+// its own: a pool object moves to a big block of its heap, of one class for
+// every sampled pool object, with its class's usable size (p goes back to its
+// free list); a big or managed block is marked in its header. Either way its
+// free, and only its, reaches the profiler.
 void* sampled_block(void* p);
-// Forgets p if it is a live sampled allocation, recording its free.
-void record_free_slow(void* p);
+// The note of a block sampled_block returned, for the profiler to fill in.
+SampleNote& sample_note(void* sampled);
+// Records the free of sampled block p, whose note that is.
+void record_free_slow(void* p, const SampleNote& note);
 
 inline bool in_arena(const void* p) { return reinterpret_cast<uintptr_t>(p) - arena_base < arena_size; }
 inline PageHeader* page_of(const void* p) {
@@ -610,9 +616,7 @@ ReleaseBytesSetting release_bytes_from_environment();
 // counts as wholly free when every object it holds is on the heap's free lists
 // (frees by other threads are taken back first); the page a class is carving
 // stays. Released pages go to the heap's list of released pages, where its next
-// new page of any class comes from (faulting in zero pages). The thread's
-// sampled objects' pages (the profiler's, see sampled_block) are trimmed
-// keeping none.
+// new page of any class comes from (faulting in zero pages).
 // Only here and at thread exit (keep 0: nobody uses the heap until a new thread
 // adopts it): the fast paths keep no count of a page's live objects, which a
 // release on the page's last free would need (mimalloc's page->used), so a

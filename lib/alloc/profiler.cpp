@@ -82,7 +82,7 @@ ClockPoint clock_at_start{0, 0};
 ClockPoint clock_now() { return {ticks(), now_ns()}; }
 
 // A lock for paths that hold it for a few dozen instructions, never contended
-// in the common case (one owner thread, or a shard picked by address).
+// in the common case (a thread's buffer: its owner, and fetch() or clear()).
 class SpinLock {
 public:
     void lock() {
@@ -108,20 +108,22 @@ struct RawRecord {
 
 struct ThreadBuffer;
 
-// The free of a sampled allocation: which record it frees, in which thread's
-// buffer, and the thread that freed it.
+// The free of a sampled allocation, in the buffer of the thread that freed it:
+// which record it frees, in which thread's buffer, as of which of its clear()s
+// (the block's note, which a clear() since the sample makes stale).
 struct RawFree {
     uintptr_t address;
     const ThreadBuffer* allocated_in;
-    uint32_t record;
-    uint32_t thread;
+    uint32_t record, generation;
 };
 
 struct ThreadBuffer {
-    SpinLock mutex;  // the owner thread and fetch(): never contended while recording
+    SpinLock mutex;  // the owner thread and fetch() or clear(): never contended while recording
     std::vector<RawRecord> records;
     std::vector<uintptr_t> frames;
+    std::vector<RawFree> frees;  // of sampled blocks, by this thread
     uint32_t tid = 0;
+    uint32_t generation = 0;  // clear()s so far: a note of an earlier one names a record gone
     uint64_t dropped_frames = 0;
 };
 
@@ -188,80 +190,6 @@ ThreadState& thread_state() {
     thread_local ThreadState state;
     return state;
 }
-
-// The sampled objects still alive, for frees: sharded by address so threads
-// rarely meet, each shard an open-addressing table (no allocation per insert).
-struct LiveEntry {
-    uintptr_t address;  // 0: empty, 1: erased
-    ThreadBuffer* buffer;
-    uint32_t record;
-};
-
-class Shard {
-public:
-    void insert(uintptr_t address, ThreadBuffer* buffer, uint32_t record) {
-        std::lock_guard lock(lock_);
-        if (2 * (used_ + 1) > table_.size()) rehash(std::max<size_t>(64, 4 * live_));
-        LiveEntry* slot = find_slot(address, true);
-        if (slot->address <= 1) ++live_, used_ += slot->address == 0;
-        *slot = {address, buffer, record};
-    }
-    // The free of address by thread: removes its entry and keeps the free here,
-    // under the one lock; nothing when address is not a live sampled allocation.
-    void record_free(uintptr_t address, uint32_t thread) {
-        std::lock_guard lock(lock_);
-        if (table_.empty()) return;
-        LiveEntry* slot = find_slot(address, false);
-        if (!slot || slot->address != address) return;
-        frees_.push_back({address, slot->buffer, slot->record, thread});
-        slot->address = 1;
-        --live_;
-    }
-    void append_frees(std::vector<RawFree>& out) {
-        std::lock_guard lock(lock_);
-        out.insert(out.end(), frees_.begin(), frees_.end());
-    }
-    void clear() {
-        std::lock_guard lock(lock_);
-        table_.clear();
-        frees_.clear();
-        used_ = live_ = 0;
-    }
-
-private:
-    static size_t hash(uintptr_t a) { return (a >> 4) * 0x9E3779B97F4A7C15ull >> 20; }
-    LiveEntry* find_slot(uintptr_t address, bool for_insert) {
-        const size_t mask = table_.size() - 1;
-        LiveEntry* tombstone = nullptr;
-        for (size_t i = hash(address) & mask;; i = (i + 1) & mask) {
-            LiveEntry& e = table_[i];
-            if (e.address == address) return &e;
-            if (e.address == 1 && !tombstone) tombstone = &e;
-            if (e.address == 0) return for_insert && tombstone ? tombstone : (for_insert ? &e : nullptr);
-        }
-    }
-    void rehash(size_t capacity) {
-        size_t size = 64;
-        while (size < capacity) size *= 2;
-        std::vector<LiveEntry> old(size, LiveEntry{0, nullptr, 0});
-        old.swap(table_);
-        used_ = live_ = 0;
-        for (const LiveEntry& e : old)
-            if (e.address > 1) {
-                *find_slot(e.address, true) = e;
-                ++used_, ++live_;
-            }
-    }
-
-    SpinLock lock_;
-    std::vector<LiveEntry> table_;
-    std::vector<RawFree> frees_;
-    size_t used_ = 0, live_ = 0;  // used counts erased slots too: they lengthen probes
-};
-
-constexpr size_t shard_count = 64;
-Shard shards[shard_count];
-Shard& shard_of(uintptr_t address) { return shards[(address >> 6) % shard_count]; }
 
 // Holds this thread where a test asked (profiler::race_point), if one did.
 void at_race_point(profiler::RacePoint point) {
@@ -455,25 +383,25 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     p = sampled_block(p);
     t.recording = true;
     ThreadBuffer& b = *t.buffer;
-    uint32_t index;
     {
         std::lock_guard lock(b.mutex);
         const auto first = static_cast<uint32_t>(b.frames.size());
         const uint32_t depth = capture_stack(t, b.frames, options.max_depth, b.dropped_frames);
-        index = static_cast<uint32_t>(b.records.size());
+        sample_note(p) = {&b, static_cast<uint32_t>(b.records.size()), b.generation};
         b.records.push_back({type ? type : &unknown_type, requested, allocated, first, depth, ticks(),
                              reinterpret_cast<uintptr_t>(p), weight});
     }
-    shard_of(reinterpret_cast<uintptr_t>(p)).insert(reinterpret_cast<uintptr_t>(p), &b, index);
     t.recording = false;
     return p;
 }
 
 // Recorded whether or not the profiler still runs: the in-use profile stays
 // true after stop().
-void record_free_slow(void* p) {
-    const auto address = reinterpret_cast<uintptr_t>(p);
-    shard_of(address).record_free(address, thread_state().buffer->tid);
+void record_free_slow(void* p, const SampleNote& note) {
+    ThreadBuffer& b = *thread_state().buffer;
+    std::lock_guard lock(b.mutex);
+    b.frees.push_back({reinterpret_cast<uintptr_t>(p), static_cast<const ThreadBuffer*>(note.buffer), note.record,
+                       note.generation});
 }
 
 }  // namespace detail
@@ -571,12 +499,18 @@ Profile fetch() {
     // Records of buffer b are allocations [first, first + count) before the sort by time.
     struct Span {
         size_t first, count;
+        uint32_t generation;
     };
     std::unordered_map<const ThreadBuffer*, Span> spans;
-    std::vector<RawFree> frees;
+    struct Free {
+        RawFree raw;
+        uint32_t thread;
+    };
+    std::vector<Free> frees;
     for (const auto& b : all) {
         std::lock_guard lock(b->mutex);
-        spans[b.get()] = {profile.allocations.size(), b->records.size()};
+        spans[b.get()] = {profile.allocations.size(), b->records.size(), b->generation};
+        for (const RawFree& f : b->frees) frees.push_back({f, b->tid});
         for (const RawRecord& r : b->records) {
             // A byte-sampled allocation of s bytes stands for 1 / (1 - exp(-s / mean)) allocations.
             const double weight =
@@ -600,12 +534,13 @@ Profile fetch() {
         by_time.push_back(std::move(profile.allocations[order[i]]));
     }
     profile.allocations = std::move(by_time);
-    // Each free names its record; one of a record this fetch did not read is left for the next.
-    for (Shard& shard : shards) shard.append_frees(frees);
-    for (const RawFree& f : frees) {
+    // Each free names its record; one of a record this fetch did not read is
+    // left for the next, one of a record a clear() removed is dropped.
+    for (const auto& [f, thread] : frees) {
         const auto span = spans.find(f.allocated_in);
-        if (span == spans.end() || f.record >= span->second.count) continue;
-        profile.frees.push_back({f.address, f.thread, position[span->second.first + f.record]});
+        if (span == spans.end() || f.generation != span->second.generation || f.record >= span->second.count)
+            continue;
+        profile.frees.push_back({f.address, thread, position[span->second.first + f.record]});
     }
     return profile;
 }
@@ -620,9 +555,10 @@ void clear() {
         std::lock_guard lock(b->mutex);
         b->records.clear();
         b->frames.clear();
+        b->frees.clear();
+        ++b->generation;
         b->dropped_frames = 0;
     }
-    for (Shard& s : shards) s.clear();
 }
 
 }  // namespace profiler
