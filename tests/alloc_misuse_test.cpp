@@ -131,6 +131,17 @@ TEST_F(PoolMisuseDeathTest, BigBlockFreedTwice) {
         "benchfp pool: invalid free of " + pointer + ": not a (live )?block of this allocator");
 }
 
+// A page class's header is apart, found from the payload's page: a pointer
+// into the block, on a page boundary or not, names no header.
+TEST_F(PoolMisuseDeathTest, InteriorPointersOfAPageClassBlock) {
+    char* p = static_cast<char*>(alloc::big_alloc(16384));
+    EXPECT_DEATH(alloc::free(p + 4096),
+                 "benchfp pool: invalid free of " + pointer + ": not a (live )?block of this allocator");
+    EXPECT_DEATH(alloc::free(p + 64),
+                 "benchfp pool: invalid free of " + pointer + ": not a (live )?block of this allocator");
+    alloc::free(p);
+}
+
 TEST_F(PoolMisuseDeathTest, ManagedBlockFreedTwiceByAnotherThread) {
     EXPECT_DEATH(
         {

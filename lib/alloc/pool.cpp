@@ -94,9 +94,19 @@ Reservation reserve(uintptr_t max_bytes, uintptr_t min_bytes) {
     throw std::bad_alloc();
 }
 
-// The big classes' reservation, carved in chunks by bumping big_next.
+// The big classes' reservation, carved in chunks: its lower half by bumping
+// big_next for the classes whose blocks carry their header in line; its upper
+// half, [page_classes_base, + page_classes_size), by bumping page_classes_next
+// for the page classes (page_class() below), whose headers live apart.
 Reservation big_region;
-std::atomic<uintptr_t> big_next{0};
+std::atomic<uintptr_t> big_next{0}, page_classes_next{0};
+uintptr_t page_classes_base = 0, page_classes_size = 0;
+// The page classes' headers: one 64-byte entry per OS page of their half, the
+// entry of the page where a block's payload starts (a reservation of 1/64 of
+// that half; an entry's page is faulted in when first written). The entry of
+// payload p is at header_bias + p / 64 (page_classes_base is page-aligned): one
+// word to load.
+uintptr_t header_bias = 0;
 std::atomic<size_t> released_bytes{0};
 
 // 4 MiB, as gperftools' largest thread cache (kMaxThreadCacheSize): it keeps a
@@ -121,6 +131,10 @@ struct Arena {
     Arena() {
         const Reservation arena = reserve(max_arena_bytes, min_arena_bytes);
         big_region = reserve(max_arena_bytes, min_arena_bytes);
+        page_classes_size = big_region.size / 2;
+        page_classes_base = big_region.base + page_classes_size;
+        const uintptr_t header_bytes = page_classes_size / 4096 * 64;
+        header_bias = reserve(header_bytes, header_bytes).base - page_classes_base / 64;
         read_release_threshold_from_environment();
         pthread_key_create(&heap_key, hand_over);
         arena_base = arena.base;
@@ -214,6 +228,7 @@ struct BigHeader {
 // slot's start, written only while the block is free), then the header. Slots
 // are 64-byte aligned, so the payload is too; a larger alignment moves the
 // payload up to its next multiple, within alignment - 64 more payload bytes.
+// Not so in the page classes (below).
 constexpr size_t big_header_room = 64;
 static_assert(sizeof(FreeObject) + sizeof(BigHeader) <= big_header_room);
 
@@ -221,9 +236,34 @@ constexpr uintptr_t os_page = 4096;
 // A class's blocks are carved from chunks of at least this much (a whole slot for the largest classes).
 constexpr size_t big_chunk_bytes = size_t{64} << 10;
 
+// The page classes: payloads of whole OS pages (4, 8, 12 and 16 KiB, and every
+// class from 20 KiB on). Their slots are their payloads, page-aligned, with
+// their headers apart (header_bias), as tcmalloc's spans and mimalloc's
+// segment pages keep theirs: a growing array's copies then run between
+// page-aligned blocks, which glibc's memmove copies faster on the Intel Xeon
+// (Ice Lake) guest (grow_array 1229-1247 ns an iteration before, 1080-1098
+// after; arrays, whose 4, 8 and 16 KiB blocks pay the header's separate line,
+// 86-89 before, 93-95 after: README). A header in line before a page-aligned
+// payload would take an OS page of its own (arrays' resident bytes per live
+// object read 1.146 of mimalloc's so, over the gate's 1.1); apart, 64 bytes
+// each share a page with those of 63 others.
+constexpr bool page_class(unsigned c) { return big_class_payload(c) % os_page == 0; }
+// The same for any size_class (BigHeader::huge is none), one bit test.
+constexpr uint64_t page_class_bits = [] {
+    static_assert(big_class_count <= 64);
+    uint64_t bits = 0;
+    for (unsigned c = 0; c < big_class_count; ++c) bits |= uint64_t{page_class(c)} << c;
+    return bits;
+}();
+[[gnu::always_inline]] inline bool is_page_class(uint32_t c) { return c < big_class_count && (page_class_bits >> c & 1); }
+[[gnu::always_inline]] inline bool in_page_classes(const void* p) { return reinterpret_cast<uintptr_t>(p) - page_classes_base < page_classes_size; }
+
 constexpr uintptr_t round_up(uintptr_t n, uintptr_t to) { return (n + to - 1) & ~(to - 1); }
-// Whole multiples of 64 B, so every slot of a chunk is 64-byte aligned (the classes below 256 B are not).
-constexpr size_t big_stride_of(unsigned c) { return round_up(big_header_room + big_class_payload(c), 64); }
+// Whole multiples of 64 B, so every slot of a chunk is 64-byte aligned (the
+// classes below 256 B are not); of whole OS pages for the page classes.
+constexpr size_t big_stride_of(unsigned c) {
+    return page_class(c) ? big_class_payload(c) : round_up(big_header_room + big_class_payload(c), 64);
+}
 // A table: the alloc and free paths ask for a class's stride (and whether it is
 // releasable) several times each; computed, those took 33 of the 178
 // instructions of a big allocation and free (callgrind).
@@ -234,9 +274,56 @@ constexpr auto big_strides = [] {
 }();
 size_t big_stride(unsigned c) { return big_strides[c]; }
 size_t payload_alignment(size_t alignment) { return std::max(alignment, big_header_room); }
-char* payload_of(char* base, size_t alignment) {
-    return reinterpret_cast<char*>(round_up(reinterpret_cast<uintptr_t>(base) + big_header_room,
-                                            payload_alignment(alignment)));
+// The header of a page class's block whose payload starts at user.
+[[gnu::always_inline]] inline BigHeader* page_class_header(uintptr_t user) {
+    static_assert(os_page / big_header_room == 64);
+    return reinterpret_cast<BigHeader*>(header_bias + user / 64);
+}
+// A free big slot's node on its class's lists: the slot's first 8 bytes, but
+// a page class's node is the last 8 of its slot's header entry, so that
+// neither a free nor a pop touches the payload, whose first line is often
+// cold by then (a growing array's copy streamed it out of the cache: perf put
+// 33% of big_or_managed_free's samples on the link's store into it), and
+// release_body releases a page class's slot whole. In time, grow_array read
+// 1069-1086 ns an iteration with the node apart, 1076-1104 with it in the
+// payload (6 processes each): within the noise.
+static_assert(sizeof(BigHeader) + sizeof(FreeObject) <= big_header_room);
+[[gnu::always_inline]] inline FreeObject* node_in(BigHeader* page_class_entry) {
+    return reinterpret_cast<FreeObject*>(page_class_entry + 1);
+}
+[[gnu::always_inline]] inline BigHeader* entry_of(FreeObject* page_class_node) {
+    return reinterpret_cast<BigHeader*>(page_class_node) - 1;
+}
+[[gnu::always_inline]] inline FreeObject* node_of(char* slot, unsigned c) {
+    if (is_page_class(c)) return node_in(page_class_header(reinterpret_cast<uintptr_t>(slot)));
+    return reinterpret_cast<FreeObject*>(slot);
+}
+[[gnu::always_inline]] inline char* slot_of(FreeObject* node, unsigned c) {
+    if (is_page_class(c)) return reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(entry_of(node)) - header_bias) * 64);
+    return reinterpret_cast<char*>(node);
+}
+// The header of the block whose payload starts at user (valid or not: big_header checks).
+[[gnu::always_inline]] inline BigHeader* header_of(const void* user) {
+    if (in_page_classes(user)) return page_class_header(reinterpret_cast<uintptr_t>(user));
+    return reinterpret_cast<BigHeader*>(const_cast<void*>(user)) - 1;
+}
+// Where the payload and the header of a block of class c (or huge) in slot
+// `base` go. A page class's payload starts at its slot, page-aligned, unless a
+// larger alignment moves it up (within the alignment - 64 more payload bytes
+// its class was chosen for, as in line). The class decides, not the slot's
+// address: one bit test, where the address took two more words to load.
+struct Placement {
+    char* user;
+    BigHeader* header;
+};
+[[gnu::always_inline]] inline Placement place(char* base, size_t alignment, uint32_t c) {
+    const auto at = reinterpret_cast<uintptr_t>(base);
+    if (is_page_class(c)) {
+        const uintptr_t user = round_up(at, payload_alignment(alignment));
+        return {reinterpret_cast<char*>(user), page_class_header(user)};
+    }
+    auto* user = reinterpret_cast<char*>(round_up(at + big_header_room, payload_alignment(alignment)));
+    return {user, reinterpret_cast<BigHeader*>(user) - 1};
 }
 // The mapping of a huge block: room for the header and the alignment, whole OS pages.
 size_t huge_mapping_bytes(size_t size, size_t alignment) {
@@ -245,40 +332,42 @@ size_t huge_mapping_bytes(size_t size, size_t alignment) {
 
 // A new chunk for class c's bump area. Its first slot starts at the class's
 // colour, c % 8 lines (first_object_offset's hash is for the small classes):
-// the first blocks of neighbouring classes, the ones a growing array copies
-// between, then do not share an address modulo 4 KiB (4K aliasing). The big
-// classes of power-of-two payloads (every fourth) take 0x40 and 0x140 by
-// turns (with each block's 64-byte header before it); not measured otherwise.
+// the first blocks of neighbouring classes then do not share an address
+// modulo 4 KiB (4K aliasing). The page classes' slots are page-aligned, as
+// their chunks, with no colour.
 void carve_chunk(BumpArea& bump, unsigned c) {
-    const size_t colour = (c % 8) * 64, stride = big_stride(c);
+    const bool pages = page_class(c);
+    const size_t colour = pages ? 0 : (c % 8) * 64, stride = big_stride(c);
     const size_t bytes = std::max(big_chunk_bytes, round_up(colour + stride, os_page));
-    const uintptr_t offset = big_next.fetch_add(bytes, std::memory_order_relaxed);
-    if (offset + bytes > big_region.size) throw std::bad_alloc();
-    bump.next = reinterpret_cast<char*>(big_region.base + offset + colour);
+    std::atomic<uintptr_t>& next = pages ? page_classes_next : big_next;
+    const uintptr_t offset = next.fetch_add(bytes, std::memory_order_relaxed);
+    if (offset + bytes > page_classes_size) throw std::bad_alloc();
+    bump.next = reinterpret_cast<char*>((pages ? page_classes_base : big_region.base) + offset + colour);
     bump.end = bump.next + (bytes - colour) / stride * stride;
 }
 
-// Gives back to the OS the whole OS pages of a free slot's body; its link and header room stay.
+// Gives back to the OS the whole OS pages of a free slot of class c; its link
+// and header room stay (a page class's slot goes whole: they are apart).
 // MADV_DONTNEED, not MADV_FREE: the pages leave the resident set now (MADV_FREE
 // leaves them counted, in RSS and cgroup limits, until memory runs short), at
 // the cost of a zero-filled fault per page when the block is reused.
-void release_body(char* slot, size_t stride) {
-    const uintptr_t from = round_up(reinterpret_cast<uintptr_t>(slot) + big_header_room, os_page);
-    const uintptr_t to = (reinterpret_cast<uintptr_t>(slot) + stride) & ~(os_page - 1);
+void release_body(char* slot, unsigned c) {
+    const uintptr_t from = round_up(reinterpret_cast<uintptr_t>(slot) + (page_class(c) ? 0 : big_header_room), os_page);
+    const uintptr_t to = (reinterpret_cast<uintptr_t>(slot) + big_stride(c)) & ~(os_page - 1);
     if (from >= to) return;
     madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
     released_bytes.fetch_add(to - from, std::memory_order_relaxed);
 }
 
 // Whether a free slot of class c has whole OS pages in its body to give back:
-// at least two pages' worth, so wherever the slot starts one whole page is in
-// it. Smaller slots share their pages with their neighbours: their free blocks
+// at least two pages' worth of payload, so wherever the slot starts one whole
+// page is in it. Smaller slots share their pages with their neighbours: their free blocks
 // stay resident and are not counted against the threshold (as the small
 // classes' pages, which are never released).
-// Strides grow with the class, so the releasable classes are those from the first one on.
+// Payloads grow with the class, so the releasable classes are those from the first one on.
 constexpr unsigned first_releasable_class = [] {
     unsigned c = 0;
-    while (big_stride_of(c) - big_header_room < 2 * os_page) ++c;
+    while (big_class_payload(c) < 2 * os_page) ++c;
     return c;
 }();
 bool releasable(unsigned c) { return c >= first_releasable_class; }
@@ -294,9 +383,9 @@ void release_excess(Heap* h) {
     for (unsigned c = big_class_count; c-- > 0 && releasable(c) && h->big_cached_bytes > target;) {
         BigClassState& state = h->big[c];
         while (state.free && h->big_cached_bytes > target) {
-            FreeObject* block = pop(state.free);
-            release_body(reinterpret_cast<char*>(block), big_stride(c));
-            push(state.released, block);
+            FreeObject* node = pop(state.free);
+            release_body(slot_of(node, c), c);
+            push(state.released, node);
             h->big_cached_bytes -= big_stride(c);
         }
     }
@@ -321,11 +410,11 @@ void take_back_remote_big(Heap* h, unsigned c) {
     add_cached(h, c, blocks);
 }
 
-// A resident free slot of class c off h's list, or null.
-[[gnu::always_inline]] inline char* pop_free_slot(Heap* h, unsigned c) {
-    FreeObject* block = pop(h->big[c].free);
-    if (block && releasable(c)) h->big_cached_bytes -= big_stride(c);
-    return reinterpret_cast<char*>(block);
+// The node of a resident free slot of class c off h's list, or null.
+[[gnu::always_inline]] inline FreeObject* pop_free_node(Heap* h, unsigned c) {
+    FreeObject* node = pop(h->big[c].free);
+    if (node && releasable(c)) h->big_cached_bytes -= big_stride(c);
+    return node;
 }
 
 // A slot of class c for heap h: a resident free one (local, else freed by
@@ -333,8 +422,8 @@ void take_back_remote_big(Heap* h, unsigned c) {
 char* take_big_slot(Heap* h, unsigned c) {
     BigClassState& state = h->big[c];
     if (!state.free && h->big_remote[c].load(std::memory_order_relaxed)) take_back_remote_big(h, c);
-    if (char* slot = pop_free_slot(h, c)) return slot;
-    if (FreeObject* block = pop(state.released)) return reinterpret_cast<char*>(block);
+    if (FreeObject* node = pop_free_node(h, c)) return slot_of(node, c);
+    if (FreeObject* node = pop(state.released)) return slot_of(node, c);
     const size_t stride = big_stride(c);
     if (!state.bump.next || state.bump.next + stride > state.bump.end) carve_chunk(state.bump, c);
     char* slot = state.bump.next;
@@ -350,14 +439,18 @@ char* map_huge(size_t bytes) {
 
 Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_heap : heap_for_this_thread(); }
 
+// Block `user` in slot `base` (of class size_class, or huge) with its header written: user.
+[[gnu::always_inline]] inline void* write_header(const Placement& at, char* base, size_t size, size_t alignment,
+                                                 Heap* owner, uint32_t size_class) {
+    *at.header = {BigHeader::big_magic, base, size, owner, {}, size_class,
+                  static_cast<uint8_t>(std::countr_zero(alignment)), false};
+    if constexpr (pool_checked) note_big_block(at.user);
+    return at.user;
+}
 // The block at base (of class size_class, or huge) with its header written: its payload.
 [[gnu::always_inline]] inline void* with_header(char* base, size_t size, size_t alignment, Heap* owner,
                                                 uint32_t size_class) {
-    char* user = payload_of(base, alignment);
-    *(reinterpret_cast<BigHeader*>(user) - 1) = {BigHeader::big_magic, base, size, owner, {}, size_class,
-                                                 static_cast<uint8_t>(std::countr_zero(alignment)), false};
-    if constexpr (pool_checked) note_big_block(user);
-    return user;
+    return write_header(place(base, alignment, size_class), base, size, alignment, owner, size_class);
 }
 
 // A big or managed block of size bytes at alignment (a power of two, at least 8): any.
@@ -384,9 +477,21 @@ Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_
     static_assert(big_alloc_alignment == big_header_room);  // the payload is the size
     return size - 1 < big_table_max_payload;
 }
+// A page class's block, apart: with both placements inlined into big_alloc,
+// its common case needed callee-saved registers, and the entry pushed a frame
+// before its count site, which must be its first instruction (count_site.hpp).
+// A tail call instead.
+// At the default alignment a page class's payload is its slot, and its header
+// the entry that holds the node.
+[[gnu::noinline, gnu::returns_nonnull]] void* page_class_block(FreeObject* node, size_t size, Heap* h, unsigned c) {
+    char* slot = slot_of(node, c);
+    return write_header({slot, entry_of(node)}, slot, size, big_alloc_alignment, h, c);
+}
 [[gnu::always_inline]] inline void* pop_class_block(Heap* h, size_t size, unsigned c) {
-    char* slot = pop_free_slot(h, c);
-    return slot ? with_header(slot, size, big_alloc_alignment, h, c) : nullptr;
+    FreeObject* node = pop_free_node(h, c);
+    if (!node) return nullptr;
+    if (page_class_bits >> c & 1) return page_class_block(node, size, h, c);
+    return with_header(reinterpret_cast<char*>(node), size, big_alloc_alignment, h, c);
 }
 [[gnu::always_inline]] inline void* pop_big_block(Heap* h, size_t size) {
     return in_big_table(size) ? pop_class_block(h, size, big_class_of_table(size)) : nullptr;
@@ -404,7 +509,10 @@ Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_
 [[gnu::always_inline]] inline void free_big_slot(const BigHeader& header) {
     Heap* owner = header.owner;
     const unsigned c = header.size_class;
-    auto* block = reinterpret_cast<FreeObject*>(header.base);
+    if (c >= big_class_count) __builtin_unreachable();  // a class's block: huge ones are unmapped instead
+    // The slot's node: a page class's payload moved up by an alignment above a
+    // page has its header in another entry than its slot's.
+    FreeObject* block = node_of(header.base, c);
     if (owner == this_thread_heap) {
         push(owner->big[c].free, block);
         return add_cached(owner, c, 1);
@@ -415,8 +523,11 @@ Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_
 // The header of big or managed block p, for `what` ("invalid free", ...) of p.
 BigHeader* big_header(const void* p, const char* what) {
     if constexpr (pool_checked) check_big_block(p, what);  // before reading memory p may not own
-    auto* h = reinterpret_cast<BigHeader*>(const_cast<void*>(p)) - 1;
-    if (h->magic != BigHeader::big_magic)
+    BigHeader* h = header_of(p);
+    // In the page classes every payload starts a page: a pointer that does not
+    // cannot be one, though its page's entry may be its block's (the block it
+    // points into); one that does names an entry wiped unless a payload starts there.
+    if (h->magic != BigHeader::big_magic || (in_page_classes(p) && reinterpret_cast<uintptr_t>(p) % os_page != 0))
         report_misuse(what, p, nullptr, "not a block of this allocator (no block header; or a big block freed twice)");
     return h;
 }
@@ -824,7 +935,7 @@ size_t usable_size(const void* p) {
 PoolStats pool_stats() {
     std::lock_guard lock(detail::orphans_mutex);
     return {detail::arena_next.load() / page_size, detail::heaps_created.load(), detail::orphan_count,
-            detail::heaps_adopted.load(), detail::big_next.load(), detail::released_bytes.load(),
+            detail::heaps_adopted.load(), detail::big_next.load() + detail::page_classes_next.load(), detail::released_bytes.load(),
             detail::released_pages.load()};
 }
 

@@ -22,12 +22,16 @@
 // 10-12 instructions where the hook is 2; typed workloads paid 5-20% for it
 // while stopped.
 //
-// Big and managed blocks (pool.cpp) carry a 64 B header before the pointer
-// (size, alignment, class, owner heap, the profiler's sampled flag and note) and have a
-// path of their own, as mimalloc's and tcmalloc's large classes:
+// Big and managed blocks (pool.cpp) carry a 64 B header (size, alignment,
+// class, owner heap, the profiler's sampled flag and note) and have a path of
+// their own, as mimalloc's and tcmalloc's large classes:
 //   - up to 1 MiB of payload, 57 classes of 4 per doubling (size_classes.hpp:
 //     waste < 25% of the request), carved from a second NORESERVE reservation
 //     kept apart from the arena, so in_arena() and page_of() never see one;
+//   - the header right before the pointer, but in the page classes (payloads
+//     of whole OS pages: 4, 8, 12, 16 KiB and every class from 20 KiB), whose
+//     blocks are page-aligned and their headers in a table of their own, one
+//     entry per OS page of their half of the reservation;
 //     each heap has a free list per class, so the common alloc and free are a
 //     list pop and push; a free by another thread goes on the owner's remote
 //     list (an atomic stack, as for small objects), taken back when empty;
