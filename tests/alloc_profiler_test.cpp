@@ -163,20 +163,26 @@ TEST(Profiler, FreesOfSampledObjectsGiveTheInUseProfile) {
     std::vector<void*> blocks;
     alloc::profiler::clear();
     alloc::profiler::start({Sampling::all});
-    for (int i = 0; i < 100; ++i) blocks.push_back(alloc::pool_alloc(64));
+    for (int i = 0; i < 100; ++i) blocks.push_back(alloc::pool_alloc(50));
     // Sampled objects moved out of the pool's pages into big blocks (their frees
-    // take the big blocks' path), with their class's usable size; others did not.
-    void* unsampled = alloc::pool_alloc_unprofiled(64);
+    // take the big blocks' path), with their class's usable size (64 B, not
+    // the 50 asked for); others did not.
+    void* unsampled = alloc::pool_alloc_unprofiled(50);
     EXPECT_TRUE(alloc::detail::in_arena(unsampled));
+    ASSERT_EQ(alloc::usable_size(unsampled), 64u);
     for (void* p : blocks) {
         EXPECT_FALSE(alloc::detail::in_arena(p));
-        EXPECT_EQ(alloc::usable_size(p), alloc::usable_size(unsampled));
+        EXPECT_EQ(alloc::usable_size(p), 64u);
     }
     alloc::free(unsampled);
     for (int i = 0; i < 60; ++i) alloc::free(blocks[i]);
     alloc::profiler::stop();
     const auto profile = alloc::profiler::fetch();
     EXPECT_EQ(profile.allocations.size(), 100u);
+    for (const auto& a : profile.allocations) {
+        EXPECT_EQ(a.requested, 50u);
+        EXPECT_EQ(a.allocated, 64u);
+    }
     EXPECT_EQ(profile.frees.size(), 60u);
     // Stopped, frees of sampled objects are still recorded: the in-use profile stays true.
     for (int i = 60; i < 100; ++i) alloc::free(blocks[i]);
@@ -828,6 +834,28 @@ TEST(Profiler, OnlySampledBigBlocksReachTheProfilerWhenFreed) {
     ASSERT_EQ(profile.allocations.size(), 1u);
     ASSERT_EQ(profile.frees.size(), 1u);
     EXPECT_EQ(profile.frees[0].address, reinterpret_cast<uintptr_t>(sampled));
+}
+
+// A sampled block of a mapping of its own (above 1 MiB), at an alignment above
+// 64: its header keeps the alignment for the unmap and the realloc, and both
+// of its frees (the realloc's and the last) are recorded.
+TEST(Profiler, SampledHugeAlignedBlocksReallocAndFreeRecorded) {
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    void* p = alloc::managed_alloc(size_t{2} << 20, 4096);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 4096, 0u);
+    EXPECT_EQ(alloc::usable_size(p), size_t{2} << 20);
+    std::memset(p, 0x5a, 64);
+    void* q = alloc::managed_realloc(p, size_t{3} << 20);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(q) % 4096, 0u);
+    EXPECT_EQ(static_cast<unsigned char*>(q)[63], 0x5a);
+    alloc::free(q);
+    alloc::profiler::stop();
+    const auto profile = alloc::profiler::fetch();
+    ASSERT_EQ(profile.allocations.size(), 2u);
+    ASSERT_EQ(profile.frees.size(), 2u);
+    EXPECT_EQ(profile.frees[0].address, reinterpret_cast<uintptr_t>(p));
+    EXPECT_EQ(profile.frees[1].address, reinterpret_cast<uintptr_t>(q));
 }
 
 // A free names the very record it frees, even when the address was sampled

@@ -92,8 +92,8 @@
 namespace benchfp::alloc {
 
 // Whether the profiler is recording (profiler.hpp starts and stops it). Only
-// slow paths read it: the hot paths see the profiler through alloc_heap,
-// hook_state and the page's owner word below.
+// slow paths read it: the hot paths see the profiler through alloc_heap and
+// hook_state below.
 extern bool profiler_enabled;
 
 inline bool profiler_on() { return __atomic_load_n(&profiler_enabled, __ATOMIC_ACQUIRE); }
@@ -327,8 +327,8 @@ bool in_big_region(const void* p);
 // The profiler's note of a sampled block (profiler.cpp), kept in the block's
 // header and handed back at its free: which record of which thread's buffer
 // the block is, as of which of that buffer's clear()s. So neither the sample
-// nor its free looks anything up (an address table took 40% of a sample's
-// cost: README).
+// nor its free looks anything up (with an address table of the live samples,
+// a sample and its free took 646.7 instructions, with the note 487.3: README).
 struct SampleNote {
     const void* buffer;
     uint32_t record, generation;
