@@ -264,6 +264,44 @@ TEST(PoolBig, PageClassesArePageAlignedAndTheirSlotsArePayloadsOnly) {
     }
 }
 
+// A page class's free and pop touch only its header entry, never the
+// payload: a block freed and handed out again keeps every byte.
+TEST(PoolBig, APageClassBlockFreedAndTakenAgainKeepsItsBytes) {
+    void* p = alloc::big_alloc(16384);
+    fill(p, 16384, 41);
+    alloc::free(p);
+    void* q = alloc::big_alloc(16384);
+    ASSERT_EQ(q, p) << "the freed block was not handed out again: the test shows nothing";
+    EXPECT_TRUE(intact(q, 16384, 41));
+    alloc::free(q);
+}
+
+// A page class's block aligned above a page starts inside its slot: its free
+// must put the slot back, not the payload's page, so that the next blocks of
+// the class, handed out whole, leave their live neighbours intact.
+TEST(PoolBig, APageClassBlockAlignedAboveAPageGivesBackItsWholeSlot) {
+    // 20 KiB at 64 KiB alignment takes the 96 KiB class (room for the
+    // alignment): its slots, 96 KiB apart, start at 0 or 32 KiB modulo 64 KiB,
+    // so some of these payloads start 32 KiB into their slots.
+    constexpr size_t size = 20480, alignment = 65536, slot = 98304;
+    std::vector<void*> aligned, neighbours, again;
+    for (int k = 0; k < 4; ++k) {
+        aligned.push_back(alloc::managed_alloc(size, alignment));
+        ASSERT_EQ(reinterpret_cast<uintptr_t>(aligned.back()) % alignment, 0u);
+        neighbours.push_back(alloc::big_alloc(slot));
+        fill(neighbours.back(), slot, 100 + k);
+    }
+    for (void* p : aligned) alloc::free(p);
+    for (int k = 0; k < 4; ++k) {
+        again.push_back(alloc::big_alloc(slot));
+        fill(again.back(), slot, 200 + k);
+    }
+    for (int k = 0; k < 4; ++k) EXPECT_TRUE(intact(neighbours[k], slot, 100 + k)) << k;
+    for (int k = 0; k < 4; ++k) EXPECT_TRUE(intact(again[k], slot, 200 + k)) << k;
+    for (void* p : neighbours) alloc::free(p);
+    for (void* p : again) alloc::free(p);
+}
+
 TEST(PoolBig, ManagedReallocGrowthKeepsContents) {
     void* p = alloc::managed_alloc(32, 256);
     fill(p, 32, 5);

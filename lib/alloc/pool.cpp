@@ -83,6 +83,8 @@ struct Reservation {
     uintptr_t base = 0, size = 0;
 };
 
+constexpr uintptr_t os_page = 4096;
+
 // The largest NORESERVE reservation from max_bytes down to min_bytes (halving), page_size aligned.
 Reservation reserve(uintptr_t max_bytes, uintptr_t min_bytes) {
     for (uintptr_t bytes = max_bytes; bytes >= min_bytes; bytes /= 2) {
@@ -131,10 +133,14 @@ struct Arena {
     Arena() {
         const Reservation arena = reserve(max_arena_bytes, min_arena_bytes);
         big_region = reserve(max_arena_bytes, min_arena_bytes);
-        page_classes_size = big_region.size / 2;
-        page_classes_base = big_region.base + page_classes_size;
-        const uintptr_t header_bytes = page_classes_size / 4096 * 64;
-        header_bias = reserve(header_bytes, header_bytes).base - page_classes_base / 64;
+        page_classes_base = big_region.base + big_region.size / 2;
+        // The table as large as the page classes' half needs, or as large as
+        // the address space allows (halving, as the reservations above): the
+        // half is then cut to what the table covers.
+        const uintptr_t wanted = big_region.size / 2 / os_page * 64;
+        const Reservation table = reserve(wanted, std::min<uintptr_t>(wanted, page_size));
+        page_classes_size = table.size / 64 * os_page;
+        header_bias = table.base - page_classes_base / 64;
         read_release_threshold_from_environment();
         pthread_key_create(&heap_key, hand_over);
         arena_base = arena.base;
@@ -208,7 +214,8 @@ void push_remote(std::atomic<FreeObject*>& list, FreeObject* object, Check check
     } while (!list.compare_exchange_weak(head, object, std::memory_order_release, std::memory_order_relaxed));
 }
 
-// A big or managed block's header, right before the pointer it hands out.
+// A big or managed block's header, right before the pointer it hands out (a
+// page class's: in an entry of a table of their own, page_class_header).
 struct BigHeader {
     static constexpr uint64_t big_magic = 0xb16b10c5b16b10c5ull;
     static constexpr uint32_t huge = UINT32_MAX;  // size_class of a block in a mapping of its own
@@ -232,7 +239,6 @@ struct BigHeader {
 constexpr size_t big_header_room = 64;
 static_assert(sizeof(FreeObject) + sizeof(BigHeader) <= big_header_room);
 
-constexpr uintptr_t os_page = 4096;
 // A class's blocks are carved from chunks of at least this much (a whole slot for the largest classes).
 constexpr size_t big_chunk_bytes = size_t{64} << 10;
 
@@ -341,7 +347,7 @@ void carve_chunk(BumpArea& bump, unsigned c) {
     const size_t bytes = std::max(big_chunk_bytes, round_up(colour + stride, os_page));
     std::atomic<uintptr_t>& next = pages ? page_classes_next : big_next;
     const uintptr_t offset = next.fetch_add(bytes, std::memory_order_relaxed);
-    if (offset + bytes > page_classes_size) throw std::bad_alloc();
+    if (offset + bytes > (pages ? page_classes_size : big_region.size / 2)) throw std::bad_alloc();
     bump.next = reinterpret_cast<char*>((pages ? page_classes_base : big_region.base) + offset + colour);
     bump.end = bump.next + (bytes - colour) / stride * stride;
 }
@@ -361,7 +367,8 @@ void release_body(char* slot, unsigned c) {
 
 // Whether a free slot of class c has whole OS pages in its body to give back:
 // at least two pages' worth of payload, so wherever the slot starts one whole
-// page is in it. Smaller slots share their pages with their neighbours: their free blocks
+// page is in it. Smaller slots share their pages with their neighbours (or
+// are one page, the 4 KiB class, whose every reuse would fault): their free blocks
 // stay resident and are not counted against the threshold (as the small
 // classes' pages, which are never released).
 // Payloads grow with the class, so the releasable classes are those from the first one on.
@@ -467,8 +474,8 @@ Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_
 
 // The common case of a big or managed block: at the default alignment (where
 // the payload is the size), up to 64 KiB, off h's free list of its class; null
-// otherwise, and for no_heap (its lists are empty). It makes no call, so the
-// entry it is inlined into saves no registers: with all of big_block_any
+// otherwise, and for no_heap (its lists are empty). It makes no call but a
+// page class's tail call, so the entry it is inlined into saves no registers: with all of big_block_any
 // inlined, their pushes and pops were 16 of the 66 instructions of a big
 // allocation (callgrind), big_class_of 13 more (big_class_of_table is one load).
 // Its two parts, which big_alloc_as uses apart: whether size has a table's
@@ -523,12 +530,14 @@ Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_
 // The header of big or managed block p, for `what` ("invalid free", ...) of p.
 BigHeader* big_header(const void* p, const char* what) {
     if constexpr (pool_checked) check_big_block(p, what);  // before reading memory p may not own
-    BigHeader* h = header_of(p);
     // In the page classes every payload starts a page: a pointer that does not
-    // cannot be one, though its page's entry may be its block's (the block it
-    // points into); one that does names an entry wiped unless a payload starts there.
-    if (h->magic != BigHeader::big_magic || (in_page_classes(p) && reinterpret_cast<uintptr_t>(p) % os_page != 0))
-        report_misuse(what, p, nullptr, "not a block of this allocator (no block header; or a big block freed twice)");
+    // is no block, and is not looked up (up to 63 bytes in, its entry would be
+    // its block's; further, a read within an entry). One that does names an
+    // entry wiped unless a payload starts there.
+    constexpr const char* no_block = "not a block of this allocator (no block header; or a big block freed twice)";
+    if (in_page_classes(p) && reinterpret_cast<uintptr_t>(p) % os_page != 0) report_misuse(what, p, nullptr, no_block);
+    BigHeader* h = header_of(p);
+    if (h->magic != BigHeader::big_magic) report_misuse(what, p, nullptr, no_block);
     return h;
 }
 
@@ -734,9 +743,10 @@ void free_slow(PageHeader* page, void* p) {
 }
 
 // big_alloc with the hook (Profiled) or without it, one source: their common
-// case, a block of a table's class off the heap's list, inlined, a leaf, reads
-// a different TLS word (alloc_heap, this_thread_heap) and is otherwise the same
-// 29 instructions but for register choice and order. While sampling, such a block is counted
+// case, a block of a table's class off the heap's list, inlined, a leaf (a
+// page class's block ends in a tail call), reads a different TLS word
+// (alloc_heap, this_thread_heap) and is otherwise the same instructions but
+// for register choice and order (29 before the page classes). While sampling, such a block is counted
 // and popped here, as in the small entries, with the class the failed pop
 // found (through big_block_hooked it was found again after a jump, and
 // big_block_hooked and big_alloc held 32% of arrays' byte-sampled time: perf,

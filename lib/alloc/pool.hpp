@@ -28,13 +28,14 @@
 //   - up to 1 MiB of payload, 57 classes of 4 per doubling (size_classes.hpp:
 //     waste < 25% of the request), carved from a second NORESERVE reservation
 //     kept apart from the arena, so in_arena() and page_of() never see one;
-//   - the header right before the pointer, but in the page classes (payloads
-//     of whole OS pages: 4, 8, 12, 16 KiB and every class from 20 KiB), whose
-//     blocks are page-aligned and their headers in a table of their own, one
-//     entry per OS page of their half of the reservation;
 //     each heap has a free list per class, so the common alloc and free are a
 //     list pop and push; a free by another thread goes on the owner's remote
 //     list (an atomic stack, as for small objects), taken back when empty;
+//   - the header right before the pointer, and a free block's link at its
+//     slot's start, but in the page classes (payloads of whole OS pages: 4, 8,
+//     12, 16 KiB and every class from 20 KiB), whose blocks are page-aligned,
+//     their slots their payloads, their headers and links in a table of their
+//     own, one 64-byte entry per OS page of their half of the reservation;
 //   - above that, a mapping of its own, unmapped when freed;
 //   - memory back to the OS: when a heap's free big blocks of 8 KiB and more
 //     hold more than big_release_threshold() bytes (default 4 MiB,
@@ -42,8 +43,8 @@
 //     free blocks, largest class first, are given back with
 //     madvise(MADV_DONTNEED) down to half of it; the blocks stay on a list of
 //     their own, reused (faulting in zero pages) after the resident ones.
-//     Smaller big blocks share OS pages with their neighbours and, like the
-//     small classes' pages, stay resident.
+//     Smaller big blocks (share OS pages with their neighbours, or are one
+//     page, the 4 KiB class) and, like the small classes' pages, stay resident.
 //
 // Misuse (mimalloc's debug and secure modes, glibc's malloc checks): a misuse
 // found aborts with a message naming the pointer, its page and its class, e.g.
@@ -113,7 +114,8 @@ struct BumpArea {
 
 // A big class's lists: free blocks with their bodies resident (free, counted
 // in Heap::big_cached_bytes) and free blocks whose bodies were given back to
-// the OS. A free block's link is the first word of its slot, before its header.
+// the OS. A free block's link is the first word of its slot, before its header
+// (a page class's: the last word of its slot's header entry, pool.cpp).
 struct BigClassState {
     FreeObject* free = nullptr;
     FreeObject* released = nullptr;

@@ -3,7 +3,7 @@
 // steps to 256 then steps of about 1/8, so internal waste stays under ~12%.
 // The big-block classes (blocks with a header: big and managed): four per
 // doubling from 64 B to 1 MiB of payload, so a block's payload wastes less than
-// 25% of the request (plus its 64 B header).
+// 25% of the request (plus its 64 B header, in line or, for whole pages, apart).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -50,7 +50,8 @@ inline constexpr auto class_of_granule = make_class_table();
 // The class of a small size (1 <= size <= max_small_size): one table load.
 constexpr unsigned size_class_of(size_t size) { return detail::class_of_granule[(size + 7) >> 3]; }
 
-// Big-block classes, by payload (the bytes after the block's 64 B header room):
+// Big-block classes, by payload (the bytes after the block's 64 B header room, or the whole slot
+// of a class of whole OS pages, whose header is apart: pool.cpp):
 // class 0 holds 64 B; then each doubling (2^e, 2^(e+1)] is cut in four steps of
 // 2^(e-2): 80, 96, 112, 128, 160, ... 896 KiB, 1 MiB. As tcmalloc's and
 // mimalloc's large classes: geometric, so the class count stays small (57) and
