@@ -265,11 +265,12 @@ constexpr uint64_t page_class_bits = [] {
 [[gnu::always_inline]] inline bool in_page_classes(const void* p) { return reinterpret_cast<uintptr_t>(p) - page_classes_base < page_classes_size; }
 
 constexpr uintptr_t round_up(uintptr_t n, uintptr_t to) { return (n + to - 1) & ~(to - 1); }
+// The bytes a slot of class c holds before its payload at the default
+// alignment: its header's, in line, but none in the page classes.
+constexpr size_t header_room(unsigned c) { return page_class(c) ? 0 : big_header_room; }
 // Whole multiples of 64 B, so every slot of a chunk is 64-byte aligned (the
 // classes below 256 B are not); of whole OS pages for the page classes.
-constexpr size_t big_stride_of(unsigned c) {
-    return page_class(c) ? big_class_payload(c) : round_up(big_header_room + big_class_payload(c), 64);
-}
+constexpr size_t big_stride_of(unsigned c) { return round_up(header_room(c) + big_class_payload(c), 64); }
 // A table: the alloc and free paths ask for a class's stride (and whether it is
 // releasable) several times each; computed, those took 33 of the 178
 // instructions of a big allocation and free (callgrind).
@@ -358,7 +359,7 @@ void carve_chunk(BumpArea& bump, unsigned c) {
 // leaves them counted, in RSS and cgroup limits, until memory runs short), at
 // the cost of a zero-filled fault per page when the block is reused.
 void release_body(char* slot, unsigned c) {
-    const uintptr_t from = round_up(reinterpret_cast<uintptr_t>(slot) + (page_class(c) ? 0 : big_header_room), os_page);
+    const uintptr_t from = round_up(reinterpret_cast<uintptr_t>(slot) + header_room(c), os_page);
     const uintptr_t to = (reinterpret_cast<uintptr_t>(slot) + big_stride(c)) & ~(os_page - 1);
     if (from >= to) return;
     madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
@@ -497,6 +498,9 @@ Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_
 [[gnu::always_inline]] inline void* pop_class_block(Heap* h, size_t size, unsigned c) {
     FreeObject* node = pop_free_node(h, c);
     if (!node) return nullptr;
+    // c is a table's class: is_page_class's bound test is not needed, and with
+    // it (or with that bound stated as unreachable) big_alloc pushed a frame
+    // before its count site (objdump).
     if (page_class_bits >> c & 1) return page_class_block(node, size, h, c);
     return with_header(reinterpret_cast<char*>(node), size, big_alloc_alignment, h, c);
 }
@@ -806,16 +810,22 @@ void unmark(BigHeader* header) { header->magic = 0; }
 
 }  // namespace
 
-// An unsampled block of a class makes no call but add_cached's, a tail call,
-// so the function saves no registers (it saved two, as the call to
-// record_free_slow came back to it).
-void big_or_managed_free(void* p) {
-    BigHeader* header = big_header(p, "invalid free");
+namespace {
+
+// Frees big or managed block p, whose header big_header found. An unsampled
+// block of a class makes no call but add_cached's, a tail call, so the
+// function it is inlined into saves no registers (it saved two, as the call
+// to record_free_slow came back to it).
+[[gnu::always_inline]] inline void free_with_header(void* p, BigHeader* header) {
     if constexpr (pool_checked) forget_big_block(p, "double free");
     if (header->sampled || header->size_class == BigHeader::huge) return big_free_any(p, header);
     unmark(header);
     free_big_slot(*header);
 }
+
+}  // namespace
+
+void big_or_managed_free(void* p) { free_with_header(p, big_header(p, "invalid free")); }
 
 bool in_big_region(const void* p) { return reinterpret_cast<uintptr_t>(p) - big_region.base < big_region.size; }
 
@@ -917,10 +927,10 @@ void* managed_alloc_as(size_t size, size_t alignment, const TypeInfo* type) {
 template <bool Profiled>
 void* managed_realloc_as(void* p, size_t new_size, const TypeInfo* type) {
     if (!p) return managed_alloc_as<Profiled>(new_size, 64, type);
-    const detail::BigHeader* old = detail::big_header(p, "invalid managed_realloc");
+    detail::BigHeader* old = detail::big_header(p, "invalid managed_realloc");
     void* q = managed_alloc_as<Profiled>(new_size, old->alignment(), type);
     std::memcpy(q, p, std::min(old->size, new_size));
-    free(p);
+    detail::free_with_header(p, old);  // not free(p): it would find and check the same header again
     return q;
 }
 
