@@ -2,6 +2,7 @@
 // known, stacks with the callers in order, frees of sampled objects, and the
 // sampling statistics.
 #include "alloc/count_site.hpp"
+#include "alloc/owner_lock.hpp"
 #include "alloc/pool.hpp"
 #include "alloc/profiler.hpp"
 #include "jit/disassembly.hpp"
@@ -898,4 +899,73 @@ TEST(Profiler, AFreeOfABlockSampledBeforeAClearNamesNoRecord) {
     ASSERT_EQ(profile.frees.size(), 1u);
     EXPECT_EQ(profile.frees[0].address, reinterpret_cast<uintptr_t>(after));
     EXPECT_EQ(profile.frees[0].allocation, 0u);
+}
+
+// A thread's buffer lock (alloc/owner_lock.hpp): its owner's side takes no
+// locked instruction, yet neither side sees the other's section half done.
+// Each section breaks the pair (a, b) and mends it: the owner's by counting
+// it up, the other side's by resetting it, as clear() does.
+TEST(ProfilerBufferLock, NeitherSideSeesTheOtherHalfway) {
+    alloc::OwnerLock lock;
+    uint64_t a = 0, b = 0;  // only under the lock
+    const auto window = [](int length) {
+        for (int k = 0; k < length; ++k) asm volatile("" ::: "memory");
+    };
+    std::atomic<bool> done{false};
+    std::atomic<uint64_t> owner_sections{0};
+    uint64_t owner_saw_torn = 0, other_saw_torn = 0;
+    std::thread owner([&] {
+        while (!done.load(std::memory_order_relaxed)) {
+            alloc::OwnerLock::Owner hold(lock);
+            if (a != b) ++owner_saw_torn;
+            ++a;
+            window(200);
+            ++b;
+            owner_sections.fetch_add(1, std::memory_order_relaxed);
+        }
+    });
+    // Both sides a few thousand sections, at the same time.
+    for (int other_sections = 0; other_sections < 3000 || owner_sections.load() < 20'000; ++other_sections) {
+        alloc::OwnerLock::Other hold(lock);
+        if (a != b) ++other_saw_torn;
+        a = 0;
+        window(20);
+        b = 0;
+    }
+    done.store(true);
+    owner.join();
+    EXPECT_EQ(owner_saw_torn, 0u);
+    EXPECT_EQ(other_saw_torn, 0u);
+}
+
+// fetch() and clear() while another thread records and frees: every record
+// and free read whole, every free naming its own allocation.
+TEST(Profiler, FetchAndClearWhileAnotherThreadRecords) {
+    alloc::profiler::clear();
+    alloc::profiler::start({Sampling::all});
+    std::atomic<bool> done{false};
+    std::thread worker([&] {
+        for (int i = 0; i < 100'000; ++i) alloc::free(alloc::pool_alloc(40 + i % 2));
+        done.store(true);
+    });
+    size_t fetches = 0, records = 0, frees = 0;
+    while (!done.load() || fetches < 2) {
+        const auto profile = alloc::profiler::fetch();
+        for (const auto& r : profile.allocations) {
+            ASSERT_TRUE(r.requested == 40 || r.requested == 41) << r.requested;
+            ASSERT_FALSE(r.stack.empty());
+        }
+        for (const auto& f : profile.frees) {
+            ASSERT_LT(f.allocation, profile.allocations.size());
+            ASSERT_EQ(f.address, profile.allocations[f.allocation].address);
+        }
+        records += profile.allocations.size();
+        frees += profile.frees.size();
+        if (++fetches % 2 == 0) alloc::profiler::clear();
+    }
+    worker.join();
+    alloc::profiler::stop();
+    alloc::profiler::clear();
+    EXPECT_GT(records, 0u);
+    EXPECT_GT(frees, 0u);
 }

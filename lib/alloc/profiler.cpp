@@ -1,5 +1,6 @@
 #include "alloc/profiler.hpp"
 
+#include "alloc/owner_lock.hpp"
 #include "alloc/pool.hpp"
 
 #include <pthread.h>
@@ -81,20 +82,6 @@ struct ClockPoint {
 ClockPoint clock_at_start{0, 0};
 ClockPoint clock_now() { return {ticks(), now_ns()}; }
 
-// A lock for paths that hold it for a few dozen instructions, never contended
-// in the common case (a thread's buffer: its owner, and fetch() or clear()).
-class SpinLock {
-public:
-    void lock() {
-        while (flag_.test_and_set(std::memory_order_acquire))
-            while (flag_.test(std::memory_order_relaxed)) __builtin_ia32_pause();
-    }
-    void unlock() { flag_.clear(std::memory_order_release); }
-
-private:
-    std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
-};
-
 // A record in a thread's buffer: its frames live in the buffer's flat frame
 // array, so recording allocates nothing per record.
 struct RawRecord {
@@ -118,7 +105,9 @@ struct RawFree {
 };
 
 struct ThreadBuffer {
-    SpinLock mutex;  // the owner thread and fetch() or clear(): never contended while recording
+    // The owner thread's side (recording) costs no locked instruction; fetch()
+    // and clear() take the other.
+    OwnerLock lock;
     std::vector<RawRecord> records;
     std::vector<uintptr_t> frames;
     std::vector<RawFree> frees;  // of sampled blocks, by this thread
@@ -384,7 +373,7 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
     t.recording = true;
     ThreadBuffer& b = *t.buffer;
     {
-        std::lock_guard lock(b.mutex);
+        OwnerLock::Owner lock(b.lock);
         const auto first = static_cast<uint32_t>(b.frames.size());
         const uint32_t depth = capture_stack(t, b.frames, options.max_depth, b.dropped_frames);
         sample_note(p) = {&b, static_cast<uint32_t>(b.records.size()), b.generation};
@@ -399,7 +388,7 @@ void* record_slow(void* p, size_t requested, const TypeInfo* type) {
 // true after stop().
 void record_free_slow(void* p, const SampleNote& note) {
     ThreadBuffer& b = *thread_state().buffer;
-    std::lock_guard lock(b.mutex);
+    OwnerLock::Owner lock(b.lock);
     b.frees.push_back({reinterpret_cast<uintptr_t>(p), static_cast<const ThreadBuffer*>(note.buffer), note.record,
                        note.generation});
 }
@@ -508,7 +497,7 @@ Profile fetch() {
     };
     std::vector<Free> frees;
     for (const auto& b : all) {
-        std::lock_guard lock(b->mutex);
+        OwnerLock::Other lock(b->lock);
         spans[b.get()] = {profile.allocations.size(), b->records.size(), b->generation};
         for (const RawFree& f : b->frees) frees.push_back({f, b->tid});
         for (const RawRecord& r : b->records) {
@@ -552,7 +541,7 @@ void clear() {
         all = buffers;
     }
     for (const auto& b : all) {
-        std::lock_guard lock(b->mutex);
+        OwnerLock::Other lock(b->lock);
         b->records.clear();
         b->frames.clear();
         b->frees.clear();
