@@ -904,8 +904,12 @@ TEST(Profiler, AFreeOfABlockSampledBeforeAClearNamesNoRecord) {
 // A thread's buffer lock (alloc/owner_lock.hpp): its owner's side takes no
 // locked instruction, yet neither side sees the other's section half done.
 // Each section breaks the pair (a, b) and mends it: the owner's by counting
-// it up, the other side's by resetting it, as clear() does.
+// it up, the other side's by resetting it, as clear() does. Without the
+// owner's check of the other side, the owner sees the pair torn thousands of
+// times a run; without the other side's wait, the other side sees it torn in
+// about half of the runs (tried; the thread sanitizer's build reports that race).
 TEST(ProfilerBufferLock, NeitherSideSeesTheOtherHalfway) {
+    SCOPED_TRACE(alloc::OwnerLock::prepare() ? "the others' side issues membarrier" : "membarrier refused: exchanges");
     alloc::OwnerLock lock;
     uint64_t a = 0, b = 0;  // only under the lock
     const auto window = [](int length) {
@@ -924,18 +928,27 @@ TEST(ProfilerBufferLock, NeitherSideSeesTheOtherHalfway) {
             owner_sections.fetch_add(1, std::memory_order_relaxed);
         }
     });
-    // Both sides a few thousand sections, at the same time.
-    for (int other_sections = 0; other_sections < 3000 || owner_sections.load() < 20'000; ++other_sections) {
-        alloc::OwnerLock::Other hold(lock);
-        if (a != b) ++other_saw_torn;
-        a = 0;
-        window(20);
-        b = 0;
+    // Both sides a few thousand sections at the same time: the other side
+    // pauses between its sections (the lock lets the owner in only then), and
+    // gives up after 20 s on a machine too busy to run both.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    for (int other_sections = 0;
+         (other_sections < 3000 || owner_sections.load() < 20'000) && std::chrono::steady_clock::now() < deadline;
+         ++other_sections) {
+        {
+            alloc::OwnerLock::Other hold(lock);
+            if (a != b) ++other_saw_torn;
+            a = 0;
+            window(20);
+            b = 0;
+        }
+        for (int k = 0; k < 20; ++k) __builtin_ia32_pause();
     }
     done.store(true);
     owner.join();
     EXPECT_EQ(owner_saw_torn, 0u);
     EXPECT_EQ(other_saw_torn, 0u);
+    EXPECT_GE(owner_sections.load(), 20'000u) << "the sides barely overlapped: the test showed little";
 }
 
 // fetch() and clear() while another thread records and frees: every record
@@ -948,17 +961,14 @@ TEST(Profiler, FetchAndClearWhileAnotherThreadRecords) {
         for (int i = 0; i < 100'000; ++i) alloc::free(alloc::pool_alloc(40 + i % 2));
         done.store(true);
     });
-    size_t fetches = 0, records = 0, frees = 0;
+    size_t fetches = 0, records = 0, frees = 0, torn = 0;
     while (!done.load() || fetches < 2) {
         const auto profile = alloc::profiler::fetch();
-        for (const auto& r : profile.allocations) {
-            ASSERT_TRUE(r.requested == 40 || r.requested == 41) << r.requested;
-            ASSERT_FALSE(r.stack.empty());
-        }
-        for (const auto& f : profile.frees) {
-            ASSERT_LT(f.allocation, profile.allocations.size());
-            ASSERT_EQ(f.address, profile.allocations[f.allocation].address);
-        }
+        for (const auto& r : profile.allocations)
+            if ((r.requested != 40 && r.requested != 41) || r.stack.empty()) ++torn;
+        for (const auto& f : profile.frees)
+            if (f.allocation >= profile.allocations.size() || f.address != profile.allocations[f.allocation].address)
+                ++torn;
         records += profile.allocations.size();
         frees += profile.frees.size();
         if (++fetches % 2 == 0) alloc::profiler::clear();
@@ -966,6 +976,7 @@ TEST(Profiler, FetchAndClearWhileAnotherThreadRecords) {
     worker.join();
     alloc::profiler::stop();
     alloc::profiler::clear();
+    EXPECT_EQ(torn, 0u);
     EXPECT_GT(records, 0u);
     EXPECT_GT(frees, 0u);
 }

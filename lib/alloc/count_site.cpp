@@ -1,8 +1,8 @@
 #include "alloc/count_site.hpp"
 
-#include <linux/membarrier.h>
+#include "alloc/membarrier.hpp"
+
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -86,8 +86,6 @@ bool probe_counts(CountUnit unit, int64_t* word) {
     *word = saved;
     return unit == CountUnit::off ? taken == 0 && after == 0 : taken == 1 && after == -1;
 }
-
-long membarrier(int command) { return syscall(SYS_membarrier, command, 0, 0); }
 
 // Registered once: the SYNC_CORE command needs it first.
 const std::string& sync_core_problem() {

@@ -1,8 +1,6 @@
 #include "alloc/owner_lock.hpp"
 
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include "alloc/membarrier.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -14,32 +12,29 @@ namespace benchfp::alloc {
 
 std::atomic<bool> OwnerLock::asymmetric{false};
 
-namespace {
-
-long membarrier(int command) { return syscall(SYS_membarrier, command, 0, 0); }
-
-// Registers the process for expedited membarriers, once, before any other
-// side's first barrier (every other side comes through here first, and waits
-// for the registration: a static's initialisation): so while `asymmetric`
-// is true, no other side has fenced without a membarrier.
-bool expedited_registered(std::atomic<bool>& asymmetric) {
-    static const bool registered = [&] {
-        const bool ok = membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
+// Registers once, before any other side's first barrier (each comes through
+// here first and waits for the registration: a static's initialisation), so
+// that while `asymmetric` is true no other side has fenced without membarrier.
+bool OwnerLock::prepare() {
+    static const bool registered = [] {
+        const bool ok = detail::membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
         if (ok) asymmetric.store(true, std::memory_order_seq_cst);
         return ok;
     }();
     return registered;
 }
 
+namespace {
+
 // The others' half of the store-to-load order (owner_lock.hpp), after their
 // sequentially consistent store: all it takes where the owners' stores are so too.
-void other_fence(std::atomic<bool>& asymmetric) {
-    if (!expedited_registered(asymmetric)) return;
-    if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) return;
+void other_fence() {
+    if (!OwnerLock::prepare()) return;
+    if (detail::membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) return;
     // Registered, then refused: owners that read `asymmetric` fence no more,
     // and no fence of this thread alone orders their store and load. The
     // global command needs no registration (and waits for every CPU).
-    if (membarrier(MEMBARRIER_CMD_GLOBAL) == 0) return;
+    if (detail::membarrier(MEMBARRIER_CMD_GLOBAL) == 0) return;
     std::fprintf(stderr, "benchfp: membarrier(PRIVATE_EXPEDITED) refused after its registration: %s\n",
                  std::strerror(errno));
     std::abort();
@@ -70,7 +65,7 @@ void OwnerLock::wait_for_others() {
 void OwnerLock::lock_other() {
     others_.lock();
     other_waiting_.store(true, std::memory_order_seq_cst);
-    other_fence(asymmetric);
+    other_fence();
     spin_until([&] { return !owner_inside_.load(std::memory_order_seq_cst); });
 }
 

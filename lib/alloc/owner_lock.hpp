@@ -1,27 +1,29 @@
 // An asymmetric lock for data one thread writes often and others read or reset
 // rarely: a profiler thread's buffer, which its owner appends to at each sample
-// and fetch() or clear() reads from another thread.
+// and each sampled free, and fetch() or clear() reads from another thread.
 //
-// The owner's side takes no locked instruction: a store, a load and, to leave,
-// a store. A spin lock's exchange cost each sample about 7 ns twice (once for
-// the allocation's record, once for its free's), of the ~45 ns a sampled
-// allocation and its free took (perf, Intel Ice Lake guest). The other side
-// pays instead, with a membarrier(2) (MEMBARRIER_CMD_PRIVATE_EXPEDITED): it
-// puts a full memory barrier on every running thread of the process, the
-// store-to-load order the owner's side leaves out (Dekker's: either the
-// other side sees the owner inside, or the owner sees the other side waiting),
-// as liburcu's and folly's asymmetric barriers do. It costs the other side
-// microseconds (an interrupt to each CPU running one of the process's threads).
+// The owner's side takes no locked instruction: a load of the mode, a store, a
+// load and, to leave, a store. A spin lock's exchange there, one for the
+// sample's record and one for its free's, took about 30% of record_slow's and
+// 75% of record_free_slow's time (perf), and with it a sample and its free took
+// 48.8-53.6 ns on small_churn, 41.4-43.1 without (Intel Ice Lake guest: README).
+// The other side pays instead, with membarrier(2)'s
+// MEMBARRIER_CMD_PRIVATE_EXPEDITED: it puts a full memory barrier on every
+// running thread of the process, the store-to-load order the owner's side
+// leaves out (Dekker's: either the other side sees the owner inside, or the
+// owner sees the other side waiting), as liburcu's and folly's asymmetric
+// barriers do. It costs the other side microseconds (an interrupt to each CPU
+// running one of the process's threads), per lock taken.
 //
-// Where membarrier is refused (an old kernel, a seccomp filter), the owner's
-// store is sequentially consistent instead (an exchange), which is Dekker's
-// lock as written.
+// Until prepare() has registered the process for that command, and where it is
+// refused (an old kernel, a seccomp filter), the owner's store is sequentially
+// consistent instead (an exchange): Dekker's lock as written.
 //
-// Seams: the owner's side is for one thread only, the one that owns the data
-// (lock_owner on one thread while another thread also calls lock_owner on the
-// same lock is a misuse, not detected). The others' side may be used by any
-// number of threads, its owner included when it is not inside its own side.
-// Neither side is re-entrant.
+// Seams: the owner's side is for one thread only, the one that owns the data;
+// another thread that takes it too is a misuse, not detected. The others' side
+// may be taken by any number of threads, the owner included when it is not
+// inside its own. Neither side is re-entrant, and a nested owner's side is not
+// detected (its unlock would end the outer section).
 #pragma once
 
 #include <atomic>
@@ -40,6 +42,11 @@ public:
     void lock_other();
     void unlock_other();
 
+    // Registers the process for the others' barrier, once (the first
+    // lock_other does otherwise): owners take no exchange from then on.
+    // Whether they do (false: the kernel refused the registration).
+    static bool prepare();
+
     // std::lock_guard for each side.
     struct Owner {
         OwnerLock& lock;
@@ -57,14 +64,14 @@ public:
     };
 
 private:
-    // Whether the others' side issues membarrier (set once, before its first
-    // use: see owner_lock.cpp); the owner's side then needs only the compiler's order.
+    // Whether the others' side issues membarrier: set once, by prepare(),
+    // before any other side's first barrier (owner_lock.cpp).
     static std::atomic<bool> asymmetric;
 
     // The owner's store, ordered before its load of other_waiting_ (a plain
     // load on x86, sequentially consistent or not): by the compiler alone
     // where the others' membarrier orders it on the CPU, else by a
-    // sequentially consistent store (an exchange), Dekker's lock as written.
+    // sequentially consistent store (an exchange).
     [[gnu::always_inline]] void owner_enters() {
         if (__builtin_expect(asymmetric.load(std::memory_order_relaxed), 1)) {
             owner_inside_.store(true, std::memory_order_relaxed);

@@ -798,7 +798,7 @@ namespace {
 // block was handed out again meanwhile).
 void unmark(BigHeader* header) { header->magic = 0; }
 
-// Frees what big_or_managed_free does not on its own: sampled and huge blocks.
+// Frees what free_with_header does not on its own: sampled and huge blocks.
 [[gnu::noinline]] void big_free_any(void* p, BigHeader* header) {
     if (header->sampled) record_free_slow(p, header->note);
     unmark(header);
@@ -807,10 +807,6 @@ void unmark(BigHeader* header) { header->magic = 0; }
     else
         free_big_slot(*header);
 }
-
-}  // namespace
-
-namespace {
 
 // Frees big or managed block p, whose header big_header found. An unsampled
 // block of a class makes no call but add_cached's, a tail call, so the

@@ -407,6 +407,7 @@ std::string sites_refusal;  // under buffers_mutex: start()'s, for count_sites_r
 // switch came before a start()'s and whose stores of hook_stopped after its
 // pokes left the profiler on with every hook stopped, for good.
 void start(const Options& options) {
+    OwnerLock::prepare();  // before the first sample: the buffers' owners then take no exchange
     std::lock_guard lock(buffers_mutex);
     current_options.store(options);
     clock_at_start = clock_now();
