@@ -302,6 +302,43 @@ TEST(PoolBig, APageClassBlockAlignedAboveAPageGivesBackItsWholeSlot) {
     for (void* p : again) alloc::free(p);
 }
 
+// A class's free slots keep their headers for the next allocation (only its
+// magic, size and sampled flag are written again), so a slot freed from a
+// block that a larger alignment placed apart must go back with a header at the
+// default placement: the default block then taken from it has the slot's own
+// size, grows, and goes back to the same list; in an in-line class and in a
+// page class.
+TEST(PoolBig, ASlotFreedAtALargerAlignmentServesTheDefaultOneWhole) {
+    for (const auto& [size, alignment] : {std::pair{size_t{1500}, size_t{256}}, std::pair{size_t{12288}, size_t{8192}}}) {
+        const unsigned c = alloc::big_class_of(size + alignment - 64);
+        const size_t whole = alloc::big_class_payload(c);  // its class's payload at the default alignment
+        ASSERT_EQ(alloc::big_class_of(whole), c);
+        // A slot whose aligned payload did not start where the default one does
+        // (held: the next try takes another slot).
+        std::vector<void*> held;
+        void *p = nullptr, *q = nullptr;
+        for (int attempt = 0; attempt < 16 && p == q; ++attempt) {
+            if (q) held.push_back(q);
+            p = alloc::managed_alloc(size, alignment);
+            ASSERT_EQ(reinterpret_cast<uintptr_t>(p) % alignment, 0u);
+            alloc::free(p);
+            q = alloc::big_alloc(whole);
+            ASSERT_TRUE(q <= p && static_cast<char*>(p) - static_cast<char*>(q) < static_cast<ptrdiff_t>(alignment))
+                << whole << " B: not the slot just freed, the test shows nothing";
+        }
+        ASSERT_NE(p, q) << whole << " B: every aligned payload started at its slot's default one";
+        EXPECT_EQ(alloc::usable_size(q), whole);
+        fill(q, whole, 60);
+        void* grown = alloc::managed_realloc(q, 2 * whole);
+        EXPECT_TRUE(intact(grown, whole, 60)) << whole;
+        void* again = alloc::big_alloc(whole);  // the realloc freed q's slot: back on its class's list
+        EXPECT_EQ(again, q) << whole << " B: the slot did not go back to its class's list";
+        alloc::free(again);
+        alloc::free(grown);
+        for (void* h : held) alloc::free(h);
+    }
+}
+
 TEST(PoolBig, ManagedReallocGrowthKeepsContents) {
     void* p = alloc::managed_alloc(32, 256);
     fill(p, 32, 5);

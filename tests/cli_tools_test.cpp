@@ -303,6 +303,11 @@ TEST(CliGateTools, TheBenchProgramsSayBadInputAsSuch) {
         EXPECT_NE(run.output.find("is not a count from 0 to 10^9"), std::string::npos) << run.output;
     }
     EXPECT_EQ(run_shell(bench + "benchfp_alloc_instructions hook-off 0").status, 0);
+    for (const std::string variant : {"compiled-out-big", "hook-off-big"})
+        EXPECT_EQ(run_shell(bench + "benchfp_alloc_instructions " + variant + " 10").status, 0) << variant;
+    const CommandRun unknown = run_shell(bench + "benchfp_alloc_instructions hook-off-huge 10");
+    EXPECT_EQ(unknown.status, 2) << unknown.output;
+    EXPECT_NE(unknown.output.find("usage:"), std::string::npos) << unknown.output;
     // Values Google Benchmark would abort on (-1), run nothing with and pass (0),
     // never finish (nan), or print its usage for and exit 0 (xml).
     for (const std::string program : {"benchfp_alloc_gate", "benchfp_alloc_bench"})
