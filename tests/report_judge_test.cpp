@@ -711,6 +711,36 @@ TEST(Judge, FootprintRuleJudgesResidentBytesPerLiveObjectInOneRun) {
     EXPECT_TRUE(missing.failed());
 }
 
+// Issue 14's peer table in every report: each allocation workload's time for
+// the pool's two builds and each peer (the other variants are in-run ratios),
+// and the fastest peer over the pool with the hook off; a workload the peers
+// did not run gets no best peer, and kernel groups no line.
+TEST(Judge, ReportsShowEachAllocatorsTimeAndTheBestPeerOverThePool) {
+    const RunResults r = run({{"alloc/w/compiled_out", 90}, {"alloc/w/off", 100}, {"alloc/w/sampled_512k", 104},
+                              {"alloc/w/glibc", 300}, {"alloc/w/mimalloc", 120}, {"alloc/w/tcmalloc", 110},
+                              {"alloc/v/off", 50}, {"kernel/k/frame", 7}});
+    const Judgement j = judge_limits_only(r, Tolerances{});
+    const WorkloadTable table = workload_table(j, "time");
+    EXPECT_EQ(table.allocators, (std::vector<std::string>{"compiled_out", "off", "glibc", "mimalloc", "tcmalloc"}));
+    ASSERT_EQ(table.lines.size(), 2u);
+    const std::optional<BestPeer> best = best_peer(table.lines[1]);
+    ASSERT_TRUE(best);
+    EXPECT_EQ(best->peer, "tcmalloc");
+    EXPECT_DOUBLE_EQ(best->over_pool, 1.1);
+    EXPECT_FALSE(best_peer(table.lines[0]));  // alloc/v: no peer ran
+
+    const Report report{{"abc", "", "today", {}, ""}, {{r, std::nullopt, "none.json", j, ""}}, {}};
+    const std::string md = render_markdown(report);
+    EXPECT_NE(md.find("| workload | compiled_out | off | glibc | mimalloc | tcmalloc | best peer / pool |"),
+              std::string::npos) << md;
+    EXPECT_NE(md.find("| `alloc/w` | 90.0 | 100.0 | 300.0 | 120.0 | 110.0 | 1.100 (tcmalloc) |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| `alloc/v` | - | 50.0 | - | - | - | - |"), std::string::npos) << md;
+    EXPECT_EQ(md.find("| `kernel/k`"), std::string::npos) << md;
+    const std::string html = render_html(report);
+    EXPECT_NE(html.find("id='allocation-time'"), std::string::npos);
+    EXPECT_NE(html.find("<td>1.100 (tcmalloc)</td>"), std::string::npos) << html;
+}
+
 TEST(Judge, FootprintIsReadFromTheSuiteAndTheRuleMetricIsChecked) {
     const std::string path = write_temp("footprint.json",
         "{\"context\": {}, \"benchmarks\": [{\"name\": \"alloc/w/off/manual_time\", \"run_type\": \"iteration\", "

@@ -56,12 +56,15 @@ std::string verdict_text(const Report& report);
 std::string failure_text(const Row& row);
 // A row worth showing among the changes: judged, and not invariant.
 bool significant(const Row& row);
-// The memory footprint of a judgement, a line per workload: each allocator's
-// resident bytes per live object at the workload's peak (rows of kind
-// "footprint") and the in-run footprint ratios judged on them (ratio rows of a
-// footprint rule), allocators in the gate's order (the pool's variants, then
-// the peers). Empty when the run measured none.
-struct FootprintTable {
+// One figure per allocation workload and allocator, a line per workload,
+// allocators in the gate's order (the pool's variants, then the peers). Of
+// kind "footprint": each allocator's resident bytes per live object at the
+// workload's peak, with the in-run footprint ratios judged on them (ratio rows
+// of a footprint rule). Of kind "time": the minimum ns an iteration of the
+// pool's two builds (compiled_out, off) and of the peers, no ratios (the
+// workloads' other variants are judged as in-run ratios to "off"). Empty when
+// the run measured none.
+struct WorkloadTable {
     struct Line {
         std::string workload;
         std::map<std::string, double> figures;  // by allocator
@@ -70,7 +73,14 @@ struct FootprintTable {
     std::vector<std::string> allocators;
     std::vector<Line> lines;
 };
-FootprintTable footprint_table(const Judgement& judgement);
+WorkloadTable workload_table(const Judgement& judgement, const std::string& kind);
+// The fastest peer's time over the pool's with the hook off (above 1: the
+// pool is faster), and which peer that is; none where the line lacks either.
+struct BestPeer {
+    std::string peer;
+    double over_pool = 0;
+};
+std::optional<BestPeer> best_peer(const WorkloadTable::Line& time_line);
 // "1.034 (limit 1.100)" and the rule's name: one footprint ratio as the tables show it.
 std::string footprint_ratio_text(const Row& ratio_row);
 

@@ -12,7 +12,10 @@
 #include "report/judge/stats.hpp"
 
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 namespace benchfp::report {
 
@@ -104,41 +107,69 @@ void changes(std::ostringstream& html, const Report& report) {
     html << "</section>";
 }
 
-// Every allocator's resident bytes per live object per workload (this run),
-// with the footprint ratios and their verdicts.
-void footprint_html(std::ostringstream& html, const Report& report) {
+// A section of one figure per allocation workload and allocator, a table per
+// machine, with a last column of its own (`last`: its heading, and the cell of
+// a line with whether the line failed).
+void workload_section(std::ostringstream& html, const Report& report, const std::string& kind, const char* id,
+                      const std::string& heading_and_text, const char* last_heading,
+                      const std::function<std::pair<std::string, bool>(const WorkloadTable::Line&)>& last) {
     bool any = false;
     for (const MachineJudgement& m : report.machines) {
-        const FootprintTable table = footprint_table(m.judgement);
+        const WorkloadTable table = workload_table(m.judgement, kind);
         if (table.lines.empty()) continue;
-        if (!any)
-            html << "<section id='footprint'><h2>Memory footprint</h2><p>Resident bytes per live object at each "
-                    "workload's peak, this run (lower is better): a child process forked per workload x allocator, "
-                    "its Private_Dirty at the peak minus before the workload's first allocation, over the live "
-                    "objects then.</p>";
+        if (!any) html << "<section id='" << id << "'>" << heading_and_text;
         any = true;
         if (report.machines.size() > 1) html << "<h3>" << escape_html(machine_line(m)) << "</h3>";
         html << "<table><tr><th>workload</th>";
         for (const std::string& a : table.allocators) html << "<th>" << escape_html(a) << "</th>";
-        html << "<th>in-run footprint ratio (limit)</th></tr>";
-        for (const FootprintTable::Line& line : table.lines) {
-            bool failed = false;
-            std::string verdicts;
-            for (const Row* r : line.ratios) {
-                failed = failed || r->fails();
-                verdicts += (verdicts.empty() ? "" : "; ") + footprint_ratio_text(*r) + ": " + to_string(r->verdict);
-            }
+        html << "<th>" << last_heading << "</th></tr>";
+        for (const WorkloadTable::Line& line : table.lines) {
+            const auto [cell, failed] = last(line);
             html << "<tr class='" << (failed ? "fail" : "judged") << "'><td><code>" << escape_html(line.workload)
                  << "</code></td>";
             for (const std::string& a : table.allocators) {
                 const auto it = line.figures.find(a);
                 html << "<td class='num'>" << (it == line.figures.end() ? "-" : fixed(it->second, 1)) << "</td>";
             }
-            html << "<td>" << escape_html(verdicts.empty() ? "-" : verdicts) << "</td></tr>";
+            html << "<td>" << escape_html(cell) << "</td></tr>";
         }
         html << "</table>";
     }
     if (any) html << "</section>";
+}
+
+// Every allocator's time per iteration per workload (this run, reported), with the fastest peer over the pool.
+void allocation_time_html(std::ostringstream& html, const Report& report) {
+    workload_section(html, report, "time", "allocation-time",
+                     "<h2>Allocation time</h2><p>Nanoseconds an iteration, the minimum over repetitions, this run "
+                     "(lower is better): the pool with its profiler hook compiled out and compiled in but off (the "
+                     "pool as shipped) beside the peer allocators, each measured on its own, not paired. Best peer / "
+                     "pool is the fastest peer's time over the pool's with the hook off (above 1: the pool is "
+                     "faster). Reported, not judged: a peer's own time moves between processes.</p>",
+                     "best peer / pool", [](const WorkloadTable::Line& line) {
+                         const std::optional<BestPeer> best = best_peer(line);
+                         return std::pair{best ? fixed(best->over_pool, 3) + " (" + best->peer + ")" : std::string("-"),
+                                          false};
+                     });
+}
+
+// Every allocator's resident bytes per live object per workload (this run),
+// with the footprint ratios and their verdicts.
+void footprint_html(std::ostringstream& html, const Report& report) {
+    workload_section(html, report, "footprint", "footprint",
+                     "<h2>Memory footprint</h2><p>Resident bytes per live object at each workload's peak, this run "
+                     "(lower is better): a child process forked per workload x allocator, its Private_Dirty at the "
+                     "peak minus before the workload's first allocation, over the live objects then.</p>",
+                     "in-run footprint ratio (limit)", [](const WorkloadTable::Line& line) {
+                         bool failed = false;
+                         std::string verdicts;
+                         for (const Row* r : line.ratios) {
+                             failed = failed || r->fails();
+                             verdicts += (verdicts.empty() ? "" : "; ") + footprint_ratio_text(*r) + ": " +
+                                         to_string(r->verdict);
+                         }
+                         return std::pair{verdicts.empty() ? std::string("-") : verdicts, failed};
+                     });
 }
 
 void all_rows(std::ostringstream& html, const Report& report) {
@@ -184,6 +215,7 @@ std::string render_html(const Report& report) {
     failures(html, report);
     changes(html, report);
     html << kernel_cases_html(report.cases);
+    allocation_time_html(html, report);
     footprint_html(html, report);
     all_rows(html, report);
     version_info_html(html, report);

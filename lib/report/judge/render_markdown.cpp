@@ -195,26 +195,53 @@ void frame_cost_table(std::ostringstream& md, const RunResults& current) {
     }
 }
 
+// The cells every allocator line shares: the workload, then each allocator's figure ("-" where it has none).
+void workload_cells(std::ostringstream& md, const WorkloadTable& table, const WorkloadTable::Line& line, int decimals) {
+    md << "| " << markdown_code_span(line.workload, MarkdownPlace::table_cell) << " |";
+    for (const std::string& a : table.allocators) {
+        const auto it = line.figures.find(a);
+        md << " " << (it == line.figures.end() ? std::string("-") : fixed(it->second, decimals)) << " |";
+    }
+}
+void workload_header(std::ostringstream& md, const WorkloadTable& table, const char* last_column) {
+    md << "| workload |";
+    for (const std::string& a : table.allocators) md << " " << a << " |";
+    md << " " << last_column << " |\n|----|";
+    for (size_t i = 0; i < table.allocators.size(); ++i) md << "----|";
+    md << "----|\n";
+}
+
+// Each allocator's time per iteration on each allocation workload (this run;
+// reported, not judged), with the fastest peer over the pool.
+void allocation_time_section(std::ostringstream& md, const Judgement& j) {
+    const WorkloadTable table = workload_table(j, "time");
+    if (table.lines.empty()) return;
+    md << "\n#### Allocation time (ns an iteration, the minimum over repetitions, this run; lower is better)\n\n"
+       << "The pool with its profiler hook compiled out and compiled in but off (the pool as shipped) beside the "
+          "peer allocators, each measured on its own, not paired; best peer / pool is the fastest peer's time over "
+          "the pool's with the hook off (above 1: the pool is faster). Reported, not judged: a peer's own time moves "
+          "between processes.\n\n";
+    workload_header(md, table, "best peer / pool");
+    for (const WorkloadTable::Line& line : table.lines) {
+        workload_cells(md, table, line, 1);
+        const std::optional<BestPeer> best = best_peer(line);
+        md << " " << (best ? fixed(best->over_pool, 3) + " (" + best->peer + ")" : std::string("-")) << " |\n";
+    }
+}
+
 // What each allocator holds per live object at each workload's peak (this
 // run; every figure, significant or not, lower is better), with the in-run
 // footprint ratios and their verdicts.
 void footprint_section(std::ostringstream& md, const Judgement& j) {
-    const FootprintTable table = footprint_table(j);
+    const WorkloadTable table = workload_table(j, "footprint");
     if (table.lines.empty()) return;
     md << "\n#### Memory footprint (resident bytes per live object at the workload's peak, this run; lower is better)\n\n"
        << "Measured in a child process forked per workload x allocator: its Private_Dirty at the peak minus before "
           "the workload's first allocation, over the live objects then (several workload states at their peak at "
-          "once, about 4 MiB live).\n\n| workload |";
-    for (const std::string& a : table.allocators) md << " " << a << " |";
-    md << " in-run footprint ratio (limit) |\n|----|";
-    for (size_t i = 0; i < table.allocators.size(); ++i) md << "----|";
-    md << "----|\n";
-    for (const FootprintTable::Line& line : table.lines) {
-        md << "| " << markdown_code_span(line.workload, MarkdownPlace::table_cell) << " |";
-        for (const std::string& a : table.allocators) {
-            const auto it = line.figures.find(a);
-            md << " " << (it == line.figures.end() ? std::string("-") : fixed(it->second, 1)) << " |";
-        }
+          "once, about 4 MiB live).\n\n";
+    workload_header(md, table, "in-run footprint ratio (limit)");
+    for (const WorkloadTable::Line& line : table.lines) {
+        workload_cells(md, table, line, 1);
         std::string verdicts;
         for (const Row* r : line.ratios) {
             verdicts += (verdicts.empty() ? "" : "; ") + footprint_ratio_text(*r) + mark(*r);
@@ -233,6 +260,7 @@ void machine_results(std::ostringstream& md, const MachineJudgement& m, bool tit
     benchmark_table(md, j);
     ratio_table(md, j);
     frame_cost_table(md, m.current);
+    allocation_time_section(md, j);
     footprint_section(md, j);
     md << "\n";
 }

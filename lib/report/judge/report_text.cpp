@@ -95,19 +95,34 @@ std::string failure_text(const Row& r) {
     }
 }
 
-FootprintTable footprint_table(const Judgement& j) {
-    std::map<std::string, FootprintTable::Line> by_workload;
-    FootprintTable table;
+namespace {
+
+// The gate's allocators in its order: the pool's two builds, then the peers
+// (whose times are the machine's controls, results/tolerances.json).
+const std::vector<std::string> pool_builds = {"compiled_out", "off"};
+const std::vector<std::string> peers = {"glibc", "jemalloc", "mimalloc", "tcmalloc"};
+
+bool is_peer(const std::string& a) { return std::find(peers.begin(), peers.end(), a) != peers.end(); }
+
+}  // namespace
+
+WorkloadTable workload_table(const Judgement& j, const std::string& kind) {
+    const bool times = kind == "time";
+    std::map<std::string, WorkloadTable::Line> by_workload;
+    WorkloadTable table;
     for (const Row& r : j.rows) {
-        if (r.kind == "footprint") {
+        if (r.kind == kind && !std::isnan(r.current)) {
             const auto [workload, allocator] = split_benchmark_name(r.id);
+            const bool pool_build = std::find(pool_builds.begin(), pool_builds.end(), allocator) != pool_builds.end();
+            if (times && (!workload.starts_with("alloc/") || !(pool_build || is_peer(allocator)))) continue;
             by_workload[workload].figures[allocator] = r.current;
             if (std::find(table.allocators.begin(), table.allocators.end(), allocator) == table.allocators.end())
                 table.allocators.push_back(allocator);
         }
-        if (r.kind == "ratio" && !r.unit.empty()) by_workload[ratio_group(r.id)].ratios.push_back(&r);
+        if (!times && r.kind == "ratio" && !r.unit.empty()) by_workload[ratio_group(r.id)].ratios.push_back(&r);
     }
-    const std::vector<std::string> order = {"compiled_out", "off", "glibc", "jemalloc", "mimalloc", "tcmalloc"};
+    std::vector<std::string> order = pool_builds;
+    order.insert(order.end(), peers.begin(), peers.end());
     const auto rank = [&](const std::string& a) { return std::find(order.begin(), order.end(), a) - order.begin(); };
     std::stable_sort(table.allocators.begin(), table.allocators.end(),
                      [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
@@ -116,6 +131,16 @@ FootprintTable footprint_table(const Judgement& j) {
         table.lines.push_back(line);
     }
     return table;
+}
+
+std::optional<BestPeer> best_peer(const WorkloadTable::Line& line) {
+    const auto pool = line.figures.find("off");
+    if (pool == line.figures.end() || !(pool->second > 0)) return std::nullopt;
+    std::optional<BestPeer> best;
+    for (const auto& [allocator, ns] : line.figures)
+        if (is_peer(allocator) && ns > 0 && (!best || ns / pool->second < best->over_pool))
+            best = BestPeer{allocator, ns / pool->second};
+    return best;
 }
 
 std::string footprint_ratio_text(const Row& r) {
