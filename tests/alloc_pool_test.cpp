@@ -307,7 +307,10 @@ TEST(PoolBig, APageClassBlockAlignedAboveAPageGivesBackItsWholeSlot) {
 // block that a larger alignment placed apart must go back with a header at the
 // default placement: the default block then taken from it has the slot's own
 // size, grows, and goes back to the same list; in an in-line class and in a
-// page class.
+// page class. A slot whose default spot never held a header shows a missing
+// rewrite (one that held a default header before reads the same as the rewrite
+// would): ctest runs each test in a process of its own, so the slots taken
+// here are new ones.
 TEST(PoolBig, ASlotFreedAtALargerAlignmentServesTheDefaultOneWhole) {
     for (const auto& [size, alignment] : {std::pair{size_t{1500}, size_t{256}}, std::pair{size_t{12288}, size_t{8192}}}) {
         const unsigned c = alloc::big_class_of(size + alignment - 64);
@@ -331,6 +334,7 @@ TEST(PoolBig, ASlotFreedAtALargerAlignmentServesTheDefaultOneWhole) {
         fill(q, whole, 60);
         void* grown = alloc::managed_realloc(q, 2 * whole);
         EXPECT_TRUE(intact(grown, whole, 60)) << whole;
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(grown) % 64, 0u);
         void* again = alloc::big_alloc(whole);  // the realloc freed q's slot: back on its class's list
         EXPECT_EQ(again, q) << whole << " B: the slot did not go back to its class's list";
         alloc::free(again);

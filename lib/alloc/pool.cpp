@@ -227,7 +227,7 @@ struct BigHeader {
     uint32_t size_class;
     uint8_t alignment_log2;  // of its payload's alignment: 64 B or more
     bool sampled;            // recorded by the profiler: its free is recorded too
-    bool irregular;          // huge, or placed apart by an alignment above 64 B
+    bool irregular;          // huge, or allocated at an alignment above 64 B
 
     size_t alignment() const { return size_t{1} << alignment_log2; }
     // Whether its free takes big_free_any (sampled or irregular): one 2-byte test.
@@ -455,28 +455,30 @@ char* map_huge(size_t bytes) {
 
 Heap* heap_of_this_thread() { return this_thread_heap != &no_heap ? this_thread_heap : heap_for_this_thread(); }
 
-// Block `user` in slot `base` (of class size_class, or huge) with its header written: user.
-[[gnu::always_inline]] inline void* write_header(const Placement& at, char* base, size_t size, size_t alignment,
-                                                 Heap* owner, uint32_t size_class) {
+// The whole header of a block of size bytes at alignment in slot `base` (of
+// class size_class, or huge), unsampled. Alignments up to 64 B are placed, and
+// recorded, as 64 B.
+BigHeader whole_header(char* base, size_t size, size_t alignment, Heap* owner, uint32_t size_class) {
     const size_t placed_at = payload_alignment(alignment);
     const bool irregular = size_class == BigHeader::huge || placed_at != big_alloc_alignment;
-    *at.header = {BigHeader::big_magic, base, size, owner, {}, size_class,
-                  static_cast<uint8_t>(std::countr_zero(placed_at)), false, irregular};
-    if constexpr (pool_checked) note_big_block(at.user);
-    return at.user;
+    return {BigHeader::big_magic, base, size, owner, {}, size_class, static_cast<uint8_t>(std::countr_zero(placed_at)),
+            false, irregular};
 }
-// The block at base (of class size_class, or huge) with its header written: its payload.
+// The block at base (of class size_class, or huge) with its whole header written: its payload.
 [[gnu::always_inline]] inline void* with_header(char* base, size_t size, size_t alignment, Heap* owner,
                                                 uint32_t size_class) {
-    return write_header(place(base, alignment, size_class), base, size, alignment, owner, size_class);
+    const Placement at = place(base, alignment, size_class);
+    *at.header = whole_header(base, size, alignment, owner, size_class);
+    if constexpr (pool_checked) note_big_block(at.user);
+    return at.user;
 }
 // Block `user` off its class's free list, whose header, at big_alloc's
 // placement, is as its last free left it (free_big_slot): its slot, owner,
 // class and alignment hold for this allocation too, so only what two
-// allocations may differ in is written: three stores where write_header makes
-// eight. grow_array's blocks without their copies took 97.7 instructions an
-// allocation and free with write_header here, 89.3 with this (callgrind,
-// benchfp_alloc_instructions compiled-out-big: README).
+// allocations may differ in is written: three fields where with_header writes
+// all nine. grow_array's blocks without their copies took 97.7 instructions an
+// allocation and free with the whole header written here, 89.3 with this
+// (callgrind, benchfp_alloc_instructions compiled-out-big: README).
 [[gnu::always_inline]] inline void* reuse_header(char* user, BigHeader* header, size_t size) {
     header->magic = BigHeader::big_magic;
     header->size = size;
@@ -839,11 +841,11 @@ void unmark(BigHeader* header) { header->magic = 0; }
         munmap(header->base, huge_mapping_bytes(header->size, header->alignment()));
         return;
     }
-    if (header->irregular) {  // placed apart: its slot goes on its list with a header at big_alloc's placement
+    if (header->irregular) {  // its slot goes on its list with a header at big_alloc's placement
         const BigHeader apart = *header;
         header = place(apart.base, big_alloc_alignment, apart.size_class).header;
-        *header = {0, apart.base, 0, apart.owner, {}, apart.size_class, std::countr_zero(big_alloc_alignment),
-                   false, false};
+        *header = whole_header(apart.base, 0, big_alloc_alignment, apart.owner, apart.size_class);
+        unmark(header);
     }
     free_big_slot(*header);
 }

@@ -23,7 +23,9 @@
 // while stopped.
 //
 // Big and managed blocks (pool.cpp) carry a 64 B header (size, alignment,
-// class, owner heap, the profiler's sampled flag and note) and have a path of
+// class, owner heap, the profiler's sampled flag and note, and whether its
+// free takes the slow path: huge, or allocated at an alignment above 64 B; a
+// block off its class's free list reuses the header its last free left) and have a path of
 // their own, as mimalloc's and tcmalloc's large classes:
 //   - up to 1 MiB of payload, 57 classes of 4 per doubling (size_classes.hpp:
 //     waste < 25% of the request), carved from a second NORESERVE reservation

@@ -81,6 +81,8 @@ struct BestPeer {
     double over_pool = 0;
 };
 std::optional<BestPeer> best_peer(const WorkloadTable::Line& time_line);
+// "1.100 (tcmalloc)", or "-" where the line has no best peer: the cell both tables show.
+std::string best_peer_text(const WorkloadTable::Line& time_line);
 // "1.034 (limit 1.100)" and the rule's name: one footprint ratio as the tables show it.
 std::string footprint_ratio_text(const Row& ratio_row);
 

@@ -13,7 +13,6 @@
 
 #include <cmath>
 #include <functional>
-#include <optional>
 #include <sstream>
 #include <utility>
 
@@ -125,7 +124,7 @@ void workload_section(std::ostringstream& html, const Report& report, const std:
         html << "<th>" << last_heading << "</th></tr>";
         for (const WorkloadTable::Line& line : table.lines) {
             const auto [cell, failed] = last(line);
-            html << "<tr class='" << (failed ? "fail" : "judged") << "'><td><code>" << escape_html(line.workload)
+            html << "<tr" << (failed ? " class='fail'" : "") << "><td><code>" << escape_html(line.workload)
                  << "</code></td>";
             for (const std::string& a : table.allocators) {
                 const auto it = line.figures.find(a);
@@ -146,11 +145,8 @@ void allocation_time_html(std::ostringstream& html, const Report& report) {
                      "pool as shipped) beside the peer allocators, each measured on its own, not paired. Best peer / "
                      "pool is the fastest peer's time over the pool's with the hook off (above 1: the pool is "
                      "faster). Reported, not judged: a peer's own time moves between processes.</p>",
-                     "best peer / pool", [](const WorkloadTable::Line& line) {
-                         const std::optional<BestPeer> best = best_peer(line);
-                         return std::pair{best ? fixed(best->over_pool, 3) + " (" + best->peer + ")" : std::string("-"),
-                                          false};
-                     });
+                     "best peer / pool",
+                     [](const WorkloadTable::Line& line) { return std::pair{best_peer_text(line), false}; });
 }
 
 // Every allocator's resident bytes per live object per workload (this run),

@@ -224,8 +224,7 @@ void allocation_time_section(std::ostringstream& md, const Judgement& j) {
     workload_header(md, table, "best peer / pool");
     for (const WorkloadTable::Line& line : table.lines) {
         workload_cells(md, table, line, 1);
-        const std::optional<BestPeer> best = best_peer(line);
-        md << " " << (best ? fixed(best->over_pool, 3) + " (" + best->peer + ")" : std::string("-")) << " |\n";
+        md << " " << best_peer_text(line) << " |\n";
     }
 }
 

@@ -143,6 +143,11 @@ std::optional<BestPeer> best_peer(const WorkloadTable::Line& line) {
     return best;
 }
 
+std::string best_peer_text(const WorkloadTable::Line& line) {
+    const std::optional<BestPeer> best = best_peer(line);
+    return best ? fixed(best->over_pool, 3) + " (" + best->peer + ")" : std::string("-");
+}
+
 std::string footprint_ratio_text(const Row& r) {
     const std::string name = r.id.substr(std::min(r.id.size(), ratio_group(r.id).size() + 2));
     std::string text = name + ": " + (std::isnan(r.current) ? std::string("-") : fixed(r.current));
