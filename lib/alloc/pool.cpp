@@ -394,7 +394,7 @@ bool releasable(unsigned c) { return c >= first_releasable_class; }
 // call madvise at every free. A released block keeps at most its first and
 // last partial pages resident. Blocks other threads freed count only once
 // taken back (take_back_remote_big).
-void release_excess(Heap* h) {
+[[gnu::noinline]] void release_excess(Heap* h) {
     const size_t target = release_threshold.load(std::memory_order_relaxed) / 2;
     for (unsigned c = big_class_count; c-- > 0 && releasable(c) && h->big_cached_bytes > target;) {
         BigClassState& state = h->big[c];
@@ -407,8 +407,11 @@ void release_excess(Heap* h) {
     }
 }
 
-// `blocks` free blocks of class c went on h's free list.
-void add_cached(Heap* h, unsigned c, size_t blocks) {
+// `blocks` free blocks of class c went on h's free list. Inlined into the
+// free: a call of its own was a jump and a second test of the class per free
+// (callgrind: 0.33 instructions per big allocation and free, grow_array's
+// blocks); release_excess, past the threshold, stays apart.
+[[gnu::always_inline]] inline void add_cached(Heap* h, unsigned c, size_t blocks) {
     if (!releasable(c)) return;
     h->big_cached_bytes += blocks * big_stride(c);
     if (h->big_cached_bytes > release_threshold.load(std::memory_order_relaxed)) release_excess(h);
@@ -851,9 +854,9 @@ void unmark(BigHeader* header) { header->magic = 0; }
 }
 
 // Frees big or managed block p, whose header big_header found. An unsampled
-// block of a class makes no call but add_cached's, a tail call, so the
-// function it is inlined into saves no registers (it saved two, as the call
-// to record_free_slow came back to it).
+// block of a class makes no call but release_excess's past the threshold, a
+// tail call, so the function it is inlined into saves no registers (it saved
+// two, as the call to record_free_slow came back to it).
 [[gnu::always_inline]] inline void free_with_header(void* p, BigHeader* header) {
     if constexpr (pool_checked) forget_big_block(p, "double free");
     if (header->frees_apart()) return big_free_any(p, header);
