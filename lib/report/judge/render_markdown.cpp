@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -195,20 +196,25 @@ void frame_cost_table(std::ostringstream& md, const RunResults& current) {
     }
 }
 
-// The cells every allocator line shares: the workload, then each allocator's figure ("-" where it has none).
-void workload_cells(std::ostringstream& md, const WorkloadTable& table, const WorkloadTable::Line& line, int decimals) {
-    md << "| " << markdown_code_span(line.workload, MarkdownPlace::table_cell) << " |";
-    for (const std::string& a : table.allocators) {
-        const auto it = line.figures.find(a);
-        md << " " << (it == line.figures.end() ? std::string("-") : fixed(it->second, decimals)) << " |";
-    }
-}
-void workload_header(std::ostringstream& md, const WorkloadTable& table, const char* last_column) {
+// A table of one figure per allocation workload and allocator (the workload,
+// then each allocator's figure, "-" where it has none), with a last column of
+// its own: `last_column` its heading, `last_cell` a line's cell. Both
+// allocator tables below (as workload_section in render_html.cpp).
+void workload_table_md(std::ostringstream& md, const WorkloadTable& table, const char* last_column,
+                       const std::function<std::string(const WorkloadTable::Line&)>& last_cell) {
     md << "| workload |";
     for (const std::string& a : table.allocators) md << " " << a << " |";
     md << " " << last_column << " |\n|----|";
     for (size_t i = 0; i < table.allocators.size(); ++i) md << "----|";
     md << "----|\n";
+    for (const WorkloadTable::Line& line : table.lines) {
+        md << "| " << markdown_code_span(line.workload, MarkdownPlace::table_cell) << " |";
+        for (const std::string& a : table.allocators) {
+            const auto it = line.figures.find(a);
+            md << " " << (it == line.figures.end() ? std::string("-") : fixed(it->second, 1)) << " |";
+        }
+        md << " " << last_cell(line) << " |\n";
+    }
 }
 
 // Each allocator's time per iteration on each allocation workload (this run;
@@ -221,11 +227,7 @@ void allocation_time_section(std::ostringstream& md, const Judgement& j) {
           "peer allocators, each measured on its own, not paired; best peer / pool is the fastest peer's time over "
           "the pool's with the hook off (above 1: the pool is faster). Reported, not judged: a peer's own time moves "
           "between processes.\n\n";
-    workload_header(md, table, "best peer / pool");
-    for (const WorkloadTable::Line& line : table.lines) {
-        workload_cells(md, table, line, 1);
-        md << " " << best_peer_text(line) << " |\n";
-    }
+    workload_table_md(md, table, "best peer / pool", best_peer_text);
 }
 
 // What each allocator holds per live object at each workload's peak (this
@@ -238,16 +240,14 @@ void footprint_section(std::ostringstream& md, const Judgement& j) {
        << "Measured in a child process forked per workload x allocator: its Private_Dirty at the peak minus before "
           "the workload's first allocation, over the live objects then (several workload states at their peak at "
           "once, about 4 MiB live).\n\n";
-    workload_header(md, table, "in-run footprint ratio (limit)");
-    for (const WorkloadTable::Line& line : table.lines) {
-        workload_cells(md, table, line, 1);
+    workload_table_md(md, table, "in-run footprint ratio (limit)", [](const WorkloadTable::Line& line) {
         std::string verdicts;
         for (const Row* r : line.ratios) {
             verdicts += (verdicts.empty() ? "" : "; ") + footprint_ratio_text(*r) + mark(*r);
             if (r->verdict == RowVerdict::not_judged) verdicts += " (not judged)";
         }
-        md << " " << (verdicts.empty() ? "-" : verdicts) << " |\n";
-    }
+        return verdicts.empty() ? std::string("-") : verdicts;
+    });
 }
 
 void machine_results(std::ostringstream& md, const MachineJudgement& m, bool titled) {
