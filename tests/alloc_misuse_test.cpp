@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <thread>
+#include <vector>
 
 using namespace benchfp;
 
@@ -61,6 +62,26 @@ TEST_F(PoolMisuseDeathTest, DoubleFreeByAnotherThread) {
             char* p = from_another_thread();
             alloc::free(p);
             alloc::free(p);
+        },
+        "benchfp pool: double free of " + pointer + page_and_class);
+}
+
+// The second free comes after the first went onto the owner's remote list in a
+// batch of 32 (pool.cpp, RemoteBatch), and is not the newest of the next batch:
+// found when that batch is pushed over it, where it would have linked the list
+// into a loop.
+TEST_F(PoolMisuseDeathTest, DoubleFreeByAnotherThreadAcrossABatch) {
+    EXPECT_DEATH(
+        {
+            alloc::free(alloc::pool_alloc(8));  // first: this thread's own heap (it would adopt the other's)
+            std::vector<char*> objects(33);
+            std::thread([&objects] {
+                for (char*& p : objects) p = static_cast<char*>(alloc::pool_alloc(48));
+            }).join();
+            for (int i = 0; i < 32; ++i) alloc::free(objects[i]);  // the 32nd pushes all 32, itself at the head
+            alloc::free(objects[31]);
+            alloc::free(objects[32]);
+            alloc::trim(0);  // pushes the batch of two
         },
         "benchfp pool: double free of " + pointer + page_and_class);
 }

@@ -32,7 +32,8 @@
 //     kept apart from the arena, so in_arena() and page_of() never see one;
 //     each heap has a free list per class, so the common alloc and free are a
 //     list pop and push; a free by another thread goes on the owner's remote
-//     list (an atomic stack, as for small objects), taken back when empty;
+//     list (an atomic stack, as for small objects, but one block at a time),
+//     taken back when empty;
 //   - the header right before the pointer, and a free block's link at its
 //     slot's start, but in the page classes (payloads of whole OS pages: 4, 8,
 //     12, 16 KiB and every class from 20 KiB), whose blocks are page-aligned,
@@ -55,7 +56,8 @@
 //   - a free whose page was never handed out (its owner is null);
 //   - an interior pointer or a double free that reaches free_slow, a free by
 //     another thread (not the start of an object of the page's class; the
-//     block already at the head of the list it goes to);
+//     block already the newest of the batch it goes to, or, when the batch is
+//     pushed, at the head of the owner's remote list: free_slow);
 //   - a free, usable_size or managed_realloc of a pointer outside the arena that
 //     is not a big or managed block (no block header), and a big or managed
 //     block freed twice (its header is wiped when it is freed and stays so
@@ -314,7 +316,13 @@ extern Heap no_heap;
 void* alloc_small_slow(size_t size, const TypeInfo* type, size_t size_class);
 // Frees what the fast path cannot: frees by other threads than the owner's,
 // and misuse. Checks what can be checked there at no cost to the fast path (see above).
+// A free by another thread is held back with that thread's others of the same
+// owner and class, and the batch goes onto the owner's remote list in one
+// push: at 32 objects, before a free for another owner or class, at the
+// thread's trim() and at its exit (pool.cpp, RemoteBatch).
 void free_slow(PageHeader* page, void* p);
+// Pushes this thread's held-back frees of other heaps' objects onto their owner's remote list.
+void flush_remote_frees();
 // Checked build only (pool_check.cpp): marks a pool object handed out; checks
 // that p is the start of a handed-out pool object, or aborts, and marks it free.
 void note_handed_out(void* p);
@@ -569,7 +577,8 @@ void* managed_alloc_unprofiled(size_t size, size_t alignment = 64);
 void* managed_realloc_unprofiled(void* p, size_t new_size);
 
 // Frees any block of this allocator, from any thread. A free from another
-// thread goes back to the owning heap through its remote list.
+// thread goes back to the owning heap through its remote list (small objects
+// in batches of up to 32 per thread: free_slow).
 inline void free(void* p) {
     using namespace detail;
     if (!p) return;
@@ -622,8 +631,10 @@ ReleaseBytesSetting release_bytes_from_environment();
 // (madvise(MADV_DONTNEED)) but for the first `keep_bytes` of them, as glibc's
 // malloc_trim and mimalloc's mi_collect do; returns the bytes released. A page
 // counts as wholly free when every object it holds is on the heap's free lists
-// (frees by other threads are taken back first); the page a class is carving
-// stays. Released pages go to the heap's list of released pages, where its next
+// (frees by other threads are taken back first: those they pushed, not the
+// up to 31 a running thread still holds back, free_slow); the page a class is
+// carving stays. The calling thread first pushes the frees it holds back of
+// other heaps' objects to their owners. Released pages go to the heap's list of released pages, where its next
 // new page of any class comes from (faulting in zero pages).
 // Only here and at thread exit (keep 0: nobody uses the heap until a new thread
 // adopts it): the fast paths keep no count of a page's live objects, which a
