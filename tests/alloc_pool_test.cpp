@@ -442,10 +442,13 @@ TEST(PoolBig, FreedBlocksPastTheThresholdLeaveMemory) {
 
 namespace {
 
+// The pool page p lies in.
+uintptr_t page_address(const void* p) { return reinterpret_cast<uintptr_t>(alloc::detail::page_of(p)); }
+
 // The distinct pool pages of `objects`.
 std::set<uintptr_t> pages_of(const std::vector<void*>& objects) {
     std::set<uintptr_t> pages;
-    for (void* p : objects) pages.insert(reinterpret_cast<uintptr_t>(p) & ~(uintptr_t{alloc::page_size} - 1));
+    for (void* p : objects) pages.insert(page_address(p));
     return pages;
 }
 
@@ -523,10 +526,10 @@ TEST(PoolTrim, KeepsWhatItIsAskedToKeep) {
 }
 
 // An owner thread allocates `count` objects of 64 B, `free_remotely` frees
-// them all from another thread, then the owner trims: what trim released.
-size_t released_after_remote_frees(size_t count, const std::function<void(std::vector<void*>&)>& free_remotely,
-                                   std::vector<void*>& objects) {
-    objects.resize(count);
+// them all from another thread, then the owner trims: it must release every
+// page they lie in but one (the page its class is carving).
+void expect_every_page_but_one_released(size_t count, const std::function<void(std::vector<void*>&)>& free_remotely) {
+    std::vector<void*> objects(count);
     size_t released = 0;
     std::mutex m;
     std::condition_variable cv;
@@ -547,7 +550,7 @@ size_t released_after_remote_frees(size_t count, const std::function<void(std::v
         cv.notify_all();
     }
     owner.join();
-    return released;
+    EXPECT_GE(released, (pages_of(objects).size() - 1) * alloc::page_size);
 }
 
 // The objects one page at a time in turn (the first of every page, then the
@@ -556,7 +559,7 @@ size_t released_after_remote_frees(size_t count, const std::function<void(std::v
 // pages would not be wholly free when their owner trims.
 void free_page_by_page(std::vector<void*>& objects) {
     std::map<uintptr_t, std::vector<void*>> by_page;
-    for (void* p : objects) by_page[reinterpret_cast<uintptr_t>(p) & ~(uintptr_t{alloc::page_size} - 1)].push_back(p);
+    for (void* p : objects) by_page[page_address(p)].push_back(p);
     for (size_t k = 0;; ++k) {
         bool any = false;
         for (auto& [page, in_page] : by_page)
@@ -570,45 +573,33 @@ void free_page_by_page(std::vector<void*>& objects) {
 
 // A thread that frees other heaps' objects and exits pushes the frees it held back.
 TEST(PoolTrim, RemoteFreesHeldBackReachTheOwnerAtTheFreeingThreadsExit) {
-    std::vector<void*> objects;
-    const size_t released = released_after_remote_frees(
-        19999, [](std::vector<void*>& o) { std::thread([&] { free_page_by_page(o); }).join(); }, objects);
-    EXPECT_GE(released, (pages_of(objects).size() - 1) * alloc::page_size);
+    expect_every_page_but_one_released(
+        19999, [](std::vector<void*>& o) { std::thread([&] { free_page_by_page(o); }).join(); });
 }
 
 // A thread's trim() pushes the frees it holds back of other heaps' objects, whose owners then see them.
 TEST(PoolTrim, RemoteFreesHeldBackReachTheOwnerAtTheFreeingThreadsTrim) {
-    std::vector<void*> objects;
-    const size_t released = released_after_remote_frees(
-        19999,
-        [](std::vector<void*>& o) {
-            free_page_by_page(o);
-            alloc::trim(0);
-        },
-        objects);
-    EXPECT_GE(released, (pages_of(objects).size() - 1) * alloc::page_size);
+    expect_every_page_but_one_released(19999, [](std::vector<void*>& o) {
+        free_page_by_page(o);
+        alloc::trim(0);
+    });
 }
 
 // A free for another class (or owner) pushes the frees held back before it.
 TEST(PoolTrim, RemoteFreesHeldBackReachTheOwnerAtAFreeOfAnotherClass) {
     void* other = nullptr;  // 128 B, of a heap neither thread below has
     std::thread([&] { other = alloc::pool_alloc(128); }).join();
-    std::vector<void*> objects;
-    const size_t released = released_after_remote_frees(
-        19999,
-        [&](std::vector<void*>& o) {
-            free_page_by_page(o);
-            alloc::free(other);
-        },
-        objects);
-    EXPECT_GE(released, (pages_of(objects).size() - 1) * alloc::page_size);
+    expect_every_page_but_one_released(19999, [&](std::vector<void*>& o) {
+        free_page_by_page(o);
+        alloc::free(other);
+    });
 }
 
 // Objects freed by another thread are taken back before the count: their pages leave too.
 // (20000 frees are 625 whole batches: this thread holds none back.)
 TEST(PoolTrim, RemoteFreesAreCounted) {
-    std::vector<void*> objects;  // about 80 pages of 64 B objects
-    const size_t released = released_after_remote_frees(
-        20000, [](std::vector<void*>& o) { for (void* p : o) alloc::free(p); }, objects);
-    EXPECT_GE(released, (pages_of(objects).size() - 1) * alloc::page_size);
+    // About 80 pages of 64 B objects.
+    expect_every_page_but_one_released(20000, [](std::vector<void*>& o) {
+        for (void* p : o) alloc::free(p);
+    });
 }

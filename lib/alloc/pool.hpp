@@ -634,8 +634,9 @@ ReleaseBytesSetting release_bytes_from_environment();
 // (frees by other threads are taken back first: those they pushed, not the
 // up to 31 a running thread still holds back, free_slow); the page a class is
 // carving stays. The calling thread first pushes the frees it holds back of
-// other heaps' objects to their owners. Released pages go to the heap's list of released pages, where its next
-// new page of any class comes from (faulting in zero pages).
+// other heaps' objects to their owners. Released pages go to the heap's list
+// of released pages, where its next new page of any class comes from
+// (faulting in zero pages).
 // Only here and at thread exit (keep 0: nobody uses the heap until a new thread
 // adopts it): the fast paths keep no count of a page's live objects, which a
 // release on the page's last free would need (mimalloc's page->used), so a
