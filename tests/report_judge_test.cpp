@@ -741,6 +741,59 @@ TEST(Judge, ReportsShowEachAllocatorsTimeAndTheBestPeerOverThePool) {
     EXPECT_NE(html.find("<td>1.100 (tcmalloc)</td>"), std::string::npos) << html;
 }
 
+// Issue 14's profiler table in every report: the in-run ratios of the pool's
+// own variants per workload, every one (an invariant row too), in the rules'
+// order, each against its rule's target where it has one. A target is said,
+// never judged: a ratio over its target and within its limit passes, one over
+// its limit fails as before; the peer rules are not the table's.
+TEST(Judge, ReportsShowTheProfilersRatiosAgainstTheirTargets) {
+    Tolerances t;
+    RatioRule hook{"hook off / compiled out", "off", "compiled_out"};
+    hook.target = 1.01;
+    RatioRule sampled{"byte-sampled / hook off", "sampled", "off", 1.3};
+    sampled.target = 1.02;
+    t.ratio_rules = {hook, sampled, {"hook off / tcmalloc", "off", "tcmalloc"}};
+    const auto judged = [&](double sampled_ns) {
+        RunResults r = run({{"alloc/w/compiled_out", 100}, {"alloc/w/off", 100.5}, {"alloc/w/sampled", sampled_ns},
+                            {"alloc/w/tcmalloc", 90}});
+        compute_ratios(r, t);
+        return std::pair{r, judge_limits_only(r, t)};
+    };
+    const auto [r, j] = judged(103);
+    EXPECT_FALSE(j.failed());  // 1.025 is over its target 1.02, within its limit 1.3
+    EXPECT_DOUBLE_EQ(row(j, "alloc/w: byte-sampled / hook off", "ratio").target, 1.02);
+    const RatioTable table = profiler_ratio_table(j);
+    EXPECT_EQ(table.rules, (std::vector<std::string>{"hook off / compiled out", "byte-sampled / hook off"}));
+    EXPECT_EQ(targets_met(table), (std::pair{1, 2}));
+
+    const Report report{{"abc", "", "today", {}, ""}, {{r, std::nullopt, "none.json", j, ""}}, {}};
+    const std::string md = render_markdown(report);
+    EXPECT_NE(md.find("Targets met in this run: 1 of 2."), std::string::npos) << md;
+    EXPECT_NE(md.find("| workload | hook off / compiled out (target 1.010) | byte-sampled / hook off (target 1.020) |"),
+              std::string::npos) << md;
+    EXPECT_NE(md.find("| `alloc/w` | 1.005 | 1.025 over target |"), std::string::npos) << md;
+    const std::string html = render_html(report);
+    EXPECT_NE(html.find("id='profiler-cost'"), std::string::npos);
+    EXPECT_NE(html.find("<td class='num'>1.025 over target</td>"), std::string::npos) << html;
+    for (const auto& json_row : render_json(report)["machines"][0]["rows"])
+        if (json_row["id"] == "alloc/w: byte-sampled / hook off") EXPECT_EQ(json_row["target"], 1.02);
+
+    const auto [over_r, over] = judged(140);  // 1.393: over its limit
+    EXPECT_TRUE(over.failed());
+    const Report failed{{"abc", "", "today", {}, ""}, {{over_r, std::nullopt, "none.json", over, ""}}, {}};
+    EXPECT_NE(render_markdown(failed).find("| `alloc/w` | 1.005 | 1.393 over target :no_entry: |"), std::string::npos)
+        << render_markdown(failed);
+    EXPECT_NE(render_html(failed).find("<td class='num fail'>1.393 over target: over limit</td>"), std::string::npos)
+        << render_html(failed);
+
+    const auto rule_with_target = [](double target) {
+        return nlohmann::json{{"schema", "benchfp.tolerances/1"},
+                              {"ratios", {{{"name", "n"}, {"numerator", "a"}, {"denominator", "b"}, {"target", target}}}}};
+    };
+    EXPECT_DOUBLE_EQ(parse_tolerances(rule_with_target(1.02), "t.json").ratio_rules.at(0).target, 1.02);
+    EXPECT_THROW(parse_tolerances(rule_with_target(-1), "t.json"), InputError);
+}
+
 TEST(Judge, FootprintIsReadFromTheSuiteAndTheRuleMetricIsChecked) {
     const std::string path = write_temp("footprint.json",
         "{\"context\": {}, \"benchmarks\": [{\"name\": \"alloc/w/off/manual_time\", \"run_type\": \"iteration\", "

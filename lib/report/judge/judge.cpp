@@ -313,14 +313,17 @@ void within_machine_move(Judgement& j, const Tolerances& t) {
     }
 }
 
-// A ratio row's unit where it is not its kind's: a footprint rule's.
-std::string ratio_unit(const RatioRule* rule) {
-    return rule && rule->metric == RatioMetric::resident_bytes_per_live_object
-               ? "ratio (resident bytes per live object over the same, in one run)"
-               : "";
+// What a ratio row takes from its rule besides the verdict: its unit where it
+// is not its kind's (a footprint rule's), and the rule's target.
+void from_rule(Row& row, const RatioRule* rule) {
+    row.unit = rule && rule->metric == RatioMetric::resident_bytes_per_live_object
+                   ? "ratio (resident bytes per live object over the same, in one run)"
+                   : "";
+    row.target = rule ? rule->target : 0;
 }
 
 void judge_ratios(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
+    for (const RatioRule& rule : t.ratio_rules) j.ratio_rules.push_back(rule.name);
     for (const std::string& id : keys_of(current.ratios, baseline.ratios)) {
         const RatioRule* rule = rule_of(t, id);
         const std::string group = ratio_group(id);
@@ -330,7 +333,7 @@ void judge_ratios(Judgement& j, const RunResults& current, const RunResults& bas
         j.rows.push_back(judged(id, "ratio", find_in(current.ratios, id), find_in(baseline.ratios, id),
                                 rule && rule->tolerance > 0 ? rule->tolerance : t.ratio, unjudgeable ? 0 : limit,
                                 interval));
-        j.rows.back().unit = ratio_unit(rule);
+        from_rule(j.rows.back(), rule);
         if (interval && rule && rule->limit_needs_interval)
             within_placement_noise(j.rows.back(), *interval, find_in(current.ratio_records, id), current);
         if (unjudgeable) {
@@ -437,7 +440,7 @@ Judgement judge_limits_only(const RunResults& current, const Tolerances& t) {
     for (const auto& [id, limit] : expected.ratios)
         if (!current.ratios.count(id)) {
             j.rows.push_back(judged(id, "ratio", nullptr, &limit, t.ratio, limit));
-            j.rows.back().unit = ratio_unit(rule_of(t, id));
+            from_rule(j.rows.back(), rule_of(t, id));
         }
     for (const auto& [id, limit] : expected.instructions)
         if (!current.instructions.count(id)) j.rows.push_back(instructions_row(id, nullptr, &limit, t.instructions, limit));

@@ -58,6 +58,7 @@ struct Row {
     double lo = NAN, hi = NAN;  // the current value's 95% interval, where it has one (merged runs: their hull, see note)
     std::string unit;           // where it is not its kind's (a ratio of footprints, a stepped call's counts), else ""
     size_t interval_runs = 0;   // the runs lo and hi come from: 1, a 95% interval; more, the hull of theirs; 0, none
+    double target = 0;          // a ratio rule's target (model.hpp: RatioRule): reported, never judged; 0: none
 };
 
 struct Judgement {
@@ -71,6 +72,7 @@ struct Judgement {
     // The families ("alloc") whose machine's move this run measured: enough
     // peer allocators (machine controls) to excuse a time row by (judge.cpp).
     std::set<std::string> machine_measured;
+    std::vector<std::string> ratio_rules;  // the in-run ratio rules' names, in results/tolerances.json's order
     bool failed() const;  // any regression, over_limit, missing or invalid row
 };
 

@@ -98,6 +98,10 @@ struct RatioRule {
     // show a 0.5% excess nor rule it out, so such a row is unresolved.
     bool limit_needs_interval = false;
     RatioMetric metric = RatioMetric::time;
+    // The value an issue asks of the ratio, where it is stricter than what the
+    // gate can enforce (the limit): reported per row, met or not, never judged,
+    // so that a report says how far a target is whatever the verdict. 0: none.
+    double target = 0;
 };
 
 struct Tolerances {

@@ -406,7 +406,7 @@ Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) 
     if (const auto rules = in.find("ratios"))
         for (const In& rule : rules->elements()) {
             only_known_keys(rule, {"name", "numerator", "denominator", "limit", "groups", "tolerance",
-                                   "limit_needs_interval", "metric"});
+                                   "limit_needs_interval", "metric", "target"});
             // A variant named by nothing, or a variant over itself (1 whatever it
             // costs), would judge nothing and pass.
             for (const char* side : {"name", "numerator", "denominator"})
@@ -416,7 +416,8 @@ Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) 
             t.ratio_rules.push_back({rule.string("name"), rule.string("numerator"), rule.string("denominator"),
                                      rule.number_or("limit", 0, ranges::limit), rule.strings_or("groups"),
                                      rule.number_or("tolerance", 0, ranges::tolerance),
-                                     rule.boolean_or("limit_needs_interval", false), metric_of(rule)});
+                                     rule.boolean_or("limit_needs_interval", false), metric_of(rule),
+                                     rule.number_or("target", 0, ranges::limit)});
         }
     t.reported_only = in.strings_or("reported_only");
     t.machine_controls = in.strings_or("machine_controls");

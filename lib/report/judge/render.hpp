@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace benchfp::report {
@@ -85,6 +86,33 @@ std::optional<BestPeer> best_peer(const WorkloadTable::Line& time_line);
 std::string best_peer_text(const WorkloadTable::Line& time_line);
 // "1.034 (limit 1.100)" and the rule's name: one footprint ratio as the tables show it.
 std::string footprint_ratio_text(const Row& ratio_row);
+
+// The profiler's in-run ratios per allocation workload: a line per workload, a
+// column per ratio rule of two of the pool's own variants (the hook compiled
+// in and off over compiled out, each sampling mode over hook off), rules in
+// results/tolerances.json's order; not the peer and footprint rules, which the tables
+// above show. A cell is the row of that rule and workload, where the run has
+// one. Every run shows them, significant or not: the targets of issue 14 are
+// stricter than the limits the gate judges (results/tolerances.json), and the
+// table says, row by row, whether this run met them.
+struct RatioTable {
+    struct Line {
+        std::string workload;
+        std::map<std::string, const Row*> cells;  // by rule name
+    };
+    std::vector<std::string> rules;
+    std::map<std::string, double> targets;  // by rule name; 0: none
+    std::vector<Line> lines;
+};
+RatioTable profiler_ratio_table(const Judgement& judgement);
+// What the table's ratios are, said above it in both renderings.
+extern const char* const profiler_cost_text;
+// A column's heading: the rule's name, and its target where it has one.
+std::string ratio_heading(const RatioTable& table, const std::string& rule);
+// A cell: the ratio, "1.031 over target" where it is over its row's target.
+std::string target_text(const Row& ratio_row);
+// How many of the table's values that have a target meet it, of how many.
+std::pair<int, int> targets_met(const RatioTable& table);
 
 // Version Info of one side: (what, value) pairs -- benchfp, compiler,
 // libraries, kernel, CPU, ISA and cores, CPU flags -- "not recorded" where the

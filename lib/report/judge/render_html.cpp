@@ -27,7 +27,7 @@ const char* style =
     "#verdict h1{margin:.1em 0;font-size:1.6em}#verdict p{margin:.3em 0}"
     "table{border-collapse:collapse;margin:.5em 0;font-size:13px}th,td{border:1px solid #ccc;padding:3px 6px;text-align:left}"
     "th{background:#f2f2f2}td.num{text-align:right;font-family:monospace}code{font-size:12px}"
-    "tr.fail td{background:#ffd6d6}tr.improvement td{background:#dff5e4}"
+    "tr.fail td,td.fail{background:#ffd6d6}tr.improvement td{background:#dff5e4}"
     "tr.reported td{color:#777;font-style:italic;background:#fafafa}"
     "span.tag{font-size:11px;padding:0 4px;border-radius:3px;background:#ddd;color:#444;font-style:normal}"
     "details{margin:.8em 0}summary{cursor:pointer;font-weight:bold}"
@@ -149,6 +149,40 @@ void allocation_time_html(std::ostringstream& html, const Report& report) {
                      [](const WorkloadTable::Line& line) { return std::pair{best_peer_text(line), false}; });
 }
 
+// The profiler's in-run ratios per workload (this run, every one), with their targets.
+void profiler_cost_html(std::ostringstream& html, const Report& report) {
+    bool any = false;
+    for (const MachineJudgement& m : report.machines) {
+        const RatioTable table = profiler_ratio_table(m.judgement);
+        if (table.lines.empty()) continue;
+        if (!any) html << "<section id='profiler-cost'><h2>Profiler cost</h2><p>" << escape_html(profiler_cost_text) << "</p>";
+        any = true;
+        if (report.machines.size() > 1) html << "<h3>" << escape_html(machine_line(m)) << "</h3>";
+        if (const auto [met, set] = targets_met(table); set > 0)
+            html << "<p>Targets met in this run: " << met << " of " << set << ".</p>";
+        html << "<table><tr><th>workload</th>";
+        for (const std::string& rule : table.rules) html << "<th>" << escape_html(ratio_heading(table, rule)) << "</th>";
+        html << "</tr>";
+        for (const RatioTable::Line& line : table.lines) {
+            html << "<tr><td><code>" << escape_html(line.workload) << "</code></td>";
+            for (const std::string& rule : table.rules) {
+                const auto it = line.cells.find(rule);
+                if (it == line.cells.end()) {
+                    html << "<td class='num'>-</td>";
+                    continue;
+                }
+                const Row& r = *it->second;
+                html << "<td class='num" << (r.fails() ? " fail" : "") << "'>" << escape_html(target_text(r));
+                if (r.fails()) html << ": " << escape_html(to_string(r.verdict));
+                html << "</td>";
+            }
+            html << "</tr>";
+        }
+        html << "</table>";
+    }
+    if (any) html << "</section>";
+}
+
 // Every allocator's resident bytes per live object per workload (this run),
 // with the footprint ratios and their verdicts.
 void footprint_html(std::ostringstream& html, const Report& report) {
@@ -212,6 +246,7 @@ std::string render_html(const Report& report) {
     changes(html, report);
     html << kernel_cases_html(report.cases);
     allocation_time_html(html, report);
+    profiler_cost_html(html, report);
     footprint_html(html, report);
     all_rows(html, report);
     version_info_html(html, report);

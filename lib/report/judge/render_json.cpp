@@ -42,6 +42,7 @@ nlohmann::json machine_json(const MachineJudgement& m) {
                         {"ratio", number_or_null(r.ratio)},
                         {"tolerance", r.tolerance},
                         {"limit", r.limit},
+                        {"target", r.target},
                         {"lo", number_or_null(r.lo)},
                         {"hi", number_or_null(r.hi)},
                         {"interval_runs", r.interval_runs ? nlohmann::json(r.interval_runs) : nlohmann::json(nullptr)},

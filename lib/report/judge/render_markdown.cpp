@@ -196,17 +196,24 @@ void frame_cost_table(std::ostringstream& md, const RunResults& current) {
     }
 }
 
+// A workload table's head: the workload's column, one per heading, and the separator line.
+void workload_table_head_md(std::ostringstream& md, const std::vector<std::string>& headings) {
+    md << "| workload |";
+    for (const std::string& heading : headings) md << " " << heading << " |";
+    md << "\n|----|";
+    for (size_t i = 0; i < headings.size(); ++i) md << "----|";
+    md << "\n";
+}
+
 // A table of one figure per allocation workload and allocator (the workload,
 // then each allocator's figure, "-" where it has none), with a last column of
 // its own: `last_column` its heading, `last_cell` a line's cell. Both
 // allocator tables below (as workload_section in render_html.cpp).
 void workload_table_md(std::ostringstream& md, const WorkloadTable& table, const char* last_column,
                        const std::function<std::string(const WorkloadTable::Line&)>& last_cell) {
-    md << "| workload |";
-    for (const std::string& a : table.allocators) md << " " << a << " |";
-    md << " " << last_column << " |\n|----|";
-    for (size_t i = 0; i < table.allocators.size(); ++i) md << "----|";
-    md << "----|\n";
+    std::vector<std::string> headings = table.allocators;
+    headings.push_back(last_column);
+    workload_table_head_md(md, headings);
     for (const WorkloadTable::Line& line : table.lines) {
         md << "| " << markdown_code_span(line.workload, MarkdownPlace::table_cell) << " |";
         for (const std::string& a : table.allocators) {
@@ -250,6 +257,30 @@ void footprint_section(std::ostringstream& md, const Judgement& j) {
     });
 }
 
+// What the profiler's hook and sampling cost on each allocation workload (this
+// run's in-run ratios, every one), against the targets that are not judged.
+void profiler_cost_section(std::ostringstream& md, const Judgement& j) {
+    const RatioTable table = profiler_ratio_table(j);
+    if (table.lines.empty()) return;
+    md << "\n#### Profiler cost (in-run ratios of the pool's own variants, this run; lower is better)\n\n"
+       << profiler_cost_text;
+    if (const auto [met, set] = targets_met(table); set > 0)
+        md << " Targets met in this run: " << met << " of " << set << ".";
+    md << "\n\n";
+    std::vector<std::string> headings;
+    for (const std::string& rule : table.rules) headings.push_back(markdown_text(ratio_heading(table, rule)));
+    workload_table_head_md(md, headings);
+    for (const RatioTable::Line& line : table.lines) {
+        md << "| " << markdown_code_span(line.workload, MarkdownPlace::table_cell) << " |";
+        for (const std::string& rule : table.rules) {
+            const auto it = line.cells.find(rule);
+            md << " " << (it == line.cells.end() ? std::string("-") : target_text(*it->second) + mark(*it->second))
+               << " |";
+        }
+        md << "\n";
+    }
+}
+
 void machine_results(std::ostringstream& md, const MachineJudgement& m, bool titled) {
     const Judgement& j = m.judgement;
     if (titled) md << "### Machine: " << markdown_text(m.current.fingerprint.describe()) << "\n\n";
@@ -260,6 +291,7 @@ void machine_results(std::ostringstream& md, const MachineJudgement& m, bool tit
     ratio_table(md, j);
     frame_cost_table(md, m.current);
     allocation_time_section(md, j);
+    profiler_cost_section(md, j);
     footprint_section(md, j);
     md << "\n";
 }

@@ -149,10 +149,62 @@ std::string best_peer_text(const WorkloadTable::Line& line) {
 }
 
 std::string footprint_ratio_text(const Row& r) {
-    const std::string name = r.id.substr(std::min(r.id.size(), ratio_group(r.id).size() + 2));
-    std::string text = name + ": " + (std::isnan(r.current) ? std::string("-") : fixed(r.current));
+    std::string text = ratio_rule_name(r.id) + ": " + (std::isnan(r.current) ? std::string("-") : fixed(r.current));
     if (r.limit > 0) text += " (limit " + fixed(r.limit) + ")";
     return text;
+}
+
+RatioTable profiler_ratio_table(const Judgement& j) {
+    std::map<std::string, RatioTable::Line> by_workload;
+    RatioTable table;
+    for (const Row& r : j.rows) {
+        const std::string group = ratio_group(r.id), rule = ratio_rule_name(r.id);
+        // A time ratio of the pool's variants: a peer's name follows the rule's last " / " in the others.
+        if (r.kind != "ratio" || !r.unit.empty() || !group.starts_with("alloc/") ||
+            is_peer(rule.substr(std::min(rule.size(), rule.rfind(" / ") + 3))))
+            continue;
+        by_workload[group].cells[rule] = &r;
+        if (!table.targets.count(rule)) table.rules.push_back(rule);
+        if (r.target > 0 || !table.targets.count(rule)) table.targets[rule] = r.target;
+    }
+    for (auto& [workload, line] : by_workload) {
+        line.workload = workload;
+        table.lines.push_back(line);
+    }
+    const auto place = [&](const std::string& rule) {  // rules the judge was not given last
+        return std::find(j.ratio_rules.begin(), j.ratio_rules.end(), rule) - j.ratio_rules.begin();
+    };
+    std::stable_sort(table.rules.begin(), table.rules.end(),
+                     [&](const std::string& a, const std::string& b) { return place(a) < place(b); });
+    return table;
+}
+
+const char* const profiler_cost_text =
+    "Each ratio is the median of paired chunks in one run: hook off / compiled out is what the profiler hook costs "
+    "compiled in but stopped, counting / hook off what the sampling count alone costs, each sampling mode over hook "
+    "off what it costs in all (the count and the samples). A target is the value issue 14 asks for, stricter than "
+    "the limit the gate judges (results/tolerances.json): reported, not judged, and a ratio over it is marked. One "
+    "run is one code layout: the hook's target holds for the mean over code layouts "
+    "(scripts/hook_time_over_layouts.sh).";
+
+std::string ratio_heading(const RatioTable& table, const std::string& rule) {
+    const double target = table.targets.at(rule);
+    return target > 0 ? rule + " (target " + fixed(target) + ")" : rule;
+}
+
+std::string target_text(const Row& r) {
+    if (std::isnan(r.current)) return "-";
+    std::string text = fixed(r.current);
+    if (r.target > 0 && !(r.current <= r.target)) text += " over target";
+    return text;
+}
+
+std::pair<int, int> targets_met(const RatioTable& table) {
+    int met = 0, set = 0;
+    for (const RatioTable::Line& line : table.lines)
+        for (const auto& [rule, r] : line.cells)
+            if (r->target > 0 && !std::isnan(r->current)) met += r->current <= r->target, ++set;
+    return {met, set};
 }
 
 bool significant(const Row& r) { return r.verdict != RowVerdict::invariant && r.verdict != RowVerdict::not_judged; }

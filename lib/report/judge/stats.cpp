@@ -74,6 +74,10 @@ std::pair<std::string, std::string> split_benchmark_name(const std::string& name
 }
 
 std::string ratio_group(const std::string& id) { return id.substr(0, id.find(": ")); }
+std::string ratio_rule_name(const std::string& id) {
+    const size_t at = id.find(": ");
+    return at == std::string::npos ? std::string() : id.substr(at + 2);
+}
 
 namespace {
 

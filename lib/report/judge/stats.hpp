@@ -44,6 +44,9 @@ std::pair<std::string, std::string> split_benchmark_name(const std::string& name
 // "alloc/structs: off / compiled_out" -> "alloc/structs": the group of an in-run
 // ratio's id (an id without ": " is its own group).
 std::string ratio_group(const std::string& id);
+// "alloc/structs: off / compiled_out" -> "off / compiled_out": the rule's name
+// in an in-run ratio's id ("" for an id without ": ").
+std::string ratio_rule_name(const std::string& id);
 // Adds the in-run ratios of the rules to results.ratios: from the medians of
 // paired measurements where the suite made them (directly, inverted, or
 // through a chain of pairings), else the ratio of the minimum times; and the
