@@ -697,7 +697,8 @@ TEST(Judge, FootprintRuleJudgesResidentBytesPerLiveObjectInOneRun) {
               std::string::npos) << md;
     const std::string html = render_html(report);
     EXPECT_NE(html.find("id='footprint'"), std::string::npos);
-    for (const auto& r : render_json(report)["machines"][0]["rows"])
+    const nlohmann::json json = render_json(report);  // kept: the loop below ranges over a part of it
+    for (const auto& r : json["machines"][0]["rows"])
         if (r["kind"] == "ratio") {
             EXPECT_EQ(r["unit"], "ratio (resident bytes per live object over the same, in one run)");
         }
@@ -745,53 +746,77 @@ TEST(Judge, ReportsShowEachAllocatorsTimeAndTheBestPeerOverThePool) {
 // own variants per workload, every one (an invariant row too), in the rules'
 // order, each against its rule's target where it has one. A target is said,
 // never judged: a ratio over its target and within its limit passes, one over
-// its limit fails as before; the peer rules are not the table's.
+// its limit fails as before. Not the table's: a rule with a peer, a footprint
+// rule, a kernel's ratio. A ratio the run lacks is a missing cell, counted
+// neither met nor not.
 TEST(Judge, ReportsShowTheProfilersRatiosAgainstTheirTargets) {
     Tolerances t;
+    t.machine_controls = {"tcmalloc"};
     RatioRule hook{"hook off / compiled out", "off", "compiled_out"};
     hook.target = 1.01;
-    RatioRule sampled{"byte-sampled / hook off", "sampled", "off", 1.3};
+    RatioRule sampled{"byte-sampled / hook off", "sampled", "off", 1.3, {"alloc/w", "alloc/v"}};
     sampled.target = 1.02;
-    t.ratio_rules = {hook, sampled, {"hook off / tcmalloc", "off", "tcmalloc"}};
+    RatioRule footprint{"pool / compiled out, bytes", "off", "compiled_out", 1.1};
+    footprint.metric = RatioMetric::resident_bytes_per_live_object;
+    t.ratio_rules = {hook, sampled, {"hook off / tcmalloc", "off", "tcmalloc"}, footprint,
+                     {"frame / clobber", "frame", "clobber"}};
     const auto judged = [&](double sampled_ns) {
         RunResults r = run({{"alloc/w/compiled_out", 100}, {"alloc/w/off", 100.5}, {"alloc/w/sampled", sampled_ns},
-                            {"alloc/w/tcmalloc", 90}});
+                            {"alloc/w/tcmalloc", 90}, {"alloc/v/off", 50}, {"alloc/v/compiled_out", 50},
+                            {"kernel/k/frame", 7}, {"kernel/k/clobber", 7}});
+        r.benchmarks["alloc/w/off"].resident_bytes_per_live_object = 20;
+        r.benchmarks["alloc/w/compiled_out"].resident_bytes_per_live_object = 20;
         compute_ratios(r, t);
         return std::pair{r, judge_limits_only(r, t)};
     };
     const auto [r, j] = judged(103);
-    EXPECT_FALSE(j.failed());  // 1.025 is over its target 1.02, within its limit 1.3
+    EXPECT_EQ(row(j, "alloc/w: byte-sampled / hook off", "ratio").verdict, RowVerdict::invariant);  // 1.025: within 1.3
     EXPECT_DOUBLE_EQ(row(j, "alloc/w: byte-sampled / hook off", "ratio").target, 1.02);
+    EXPECT_DOUBLE_EQ(row(j, "alloc/w: hook off / compiled out", "ratio").target, 1.01);
+    EXPECT_EQ(row(j, "alloc/v: byte-sampled / hook off", "ratio").verdict, RowVerdict::missing);  // alloc/v ran no "sampled"
     const RatioTable table = profiler_ratio_table(j);
     EXPECT_EQ(table.rules, (std::vector<std::string>{"hook off / compiled out", "byte-sampled / hook off"}));
-    EXPECT_EQ(targets_met(table), (std::pair{1, 2}));
+    ASSERT_EQ(table.lines.size(), 2u);  // alloc/v, alloc/w; not kernel/k
+    EXPECT_EQ(targets_met_text(table), "Targets met in this run: 2 of 3.");  // v's hook, w's hook; not w's sampled
 
     const Report report{{"abc", "", "today", {}, ""}, {{r, std::nullopt, "none.json", j, ""}}, {}};
     const std::string md = render_markdown(report);
-    EXPECT_NE(md.find("Targets met in this run: 1 of 2."), std::string::npos) << md;
+    EXPECT_NE(md.find("Targets met in this run: 2 of 3."), std::string::npos) << md;
     EXPECT_NE(md.find("| workload | hook off / compiled out (target 1.010) | byte-sampled / hook off (target 1.020) |"),
               std::string::npos) << md;
     EXPECT_NE(md.find("| `alloc/w` | 1.005 | 1.025 over target |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| `alloc/v` | 1.000 | - :x: |"), std::string::npos) << md;
     const std::string html = render_html(report);
     EXPECT_NE(html.find("id='profiler-cost'"), std::string::npos);
     EXPECT_NE(html.find("<td class='num'>1.025 over target</td>"), std::string::npos) << html;
-    for (const auto& json_row : render_json(report)["machines"][0]["rows"])
-        if (json_row["id"] == "alloc/w: byte-sampled / hook off") EXPECT_EQ(json_row["target"], 1.02);
+    EXPECT_NE(html.find("<td class='num fail'>-: missing</td>"), std::string::npos) << html;
+    const nlohmann::json json = render_json(report);
+    const nlohmann::json& rows = json["machines"][0]["rows"];
+    const auto sampled_row = std::find_if(rows.begin(), rows.end(),
+                                          [](const nlohmann::json& x) { return x["id"] == "alloc/w: byte-sampled / hook off"; });
+    ASSERT_NE(sampled_row, rows.end());
+    EXPECT_EQ((*sampled_row)["target"], 1.02);
 
     const auto [over_r, over] = judged(140);  // 1.393: over its limit
-    EXPECT_TRUE(over.failed());
+    EXPECT_EQ(row(over, "alloc/w: byte-sampled / hook off", "ratio").verdict, RowVerdict::over_limit);
     const Report failed{{"abc", "", "today", {}, ""}, {{over_r, std::nullopt, "none.json", over, ""}}, {}};
     EXPECT_NE(render_markdown(failed).find("| `alloc/w` | 1.005 | 1.393 over target :no_entry: |"), std::string::npos)
         << render_markdown(failed);
     EXPECT_NE(render_html(failed).find("<td class='num fail'>1.393 over target: over limit</td>"), std::string::npos)
         << render_html(failed);
 
-    const auto rule_with_target = [](double target) {
+    // A target the table would not show, or one the limit holds already, is bad input.
+    const auto rule_with = [](const char* denominator, double limit, double target) {
         return nlohmann::json{{"schema", "benchfp.tolerances/1"},
-                              {"ratios", {{{"name", "n"}, {"numerator", "a"}, {"denominator", "b"}, {"target", target}}}}};
+                              {"machine_controls", {"tcmalloc"}},
+                              {"reported_only", {"tcmalloc"}},
+                              {"ratios", {{{"name", "n"}, {"numerator", "a"}, {"denominator", denominator},
+                                           {"limit", limit}, {"target", target}}}}};
     };
-    EXPECT_DOUBLE_EQ(parse_tolerances(rule_with_target(1.02), "t.json").ratio_rules.at(0).target, 1.02);
-    EXPECT_THROW(parse_tolerances(rule_with_target(-1), "t.json"), InputError);
+    EXPECT_DOUBLE_EQ(parse_tolerances(rule_with("b", 1.3, 1.02), "t.json").ratio_rules.at(0).target, 1.02);
+    EXPECT_THROW(parse_tolerances(rule_with("b", 0, -1), "t.json"), InputError);
+    EXPECT_THROW(parse_tolerances(rule_with("tcmalloc", 0, 1.02), "t.json"), InputError);
+    EXPECT_THROW(parse_tolerances(rule_with("b", 1.02, 1.02), "t.json"), InputError);
 }
 
 TEST(Judge, FootprintIsReadFromTheSuiteAndTheRuleMetricIsChecked) {

@@ -52,6 +52,15 @@ bool reported_only(const Tolerances& t, const std::string& variant_or_group) {
                        [&](const std::string& key) { return names_group(key, variant_or_group); });
 }
 
+bool machine_control(const Tolerances& t, const std::string& variant) {
+    return std::find(t.machine_controls.begin(), t.machine_controls.end(), variant) != t.machine_controls.end();
+}
+
+bool between_own_variants(const Tolerances& t, const RatioRule& rule) {
+    return rule.metric == RatioMetric::time && !machine_control(t, rule.numerator) &&
+           !machine_control(t, rule.denominator);
+}
+
 namespace {
 
 RowVerdict by_tolerance(double ratio, double tolerance) {
@@ -276,7 +285,7 @@ std::string family_of_row(const Row& row) { return family_of(split_benchmark_nam
 // threads get a core each, which is not the machine's move for one thread).
 bool is_control(const Row& row, const std::string& group, const std::string& variant, const Tolerances& t) {
     return row.kind == "time" && std::isfinite(row.ratio) && row.ratio > 0 && !reported_only(t, group) &&
-           std::find(t.machine_controls.begin(), t.machine_controls.end(), variant) != t.machine_controls.end();
+           machine_control(t, variant);
 }
 
 // min_machine_controls counts distinct allocators, not rows: glibc alone over
@@ -314,12 +323,14 @@ void within_machine_move(Judgement& j, const Tolerances& t) {
 }
 
 // What a ratio row takes from its rule besides the verdict: its unit where it
-// is not its kind's (a footprint rule's), and the rule's target.
-void from_rule(Row& row, const RatioRule* rule) {
+// is not its kind's (a footprint rule's), the rule's target, and whether it
+// divides two of this project's own variants.
+void from_rule(Row& row, const RatioRule* rule, const Tolerances& t) {
     row.unit = rule && rule->metric == RatioMetric::resident_bytes_per_live_object
                    ? "ratio (resident bytes per live object over the same, in one run)"
                    : "";
     row.target = rule ? rule->target : 0;
+    row.own_variants = rule && between_own_variants(t, *rule);
 }
 
 void judge_ratios(Judgement& j, const RunResults& current, const RunResults& baseline, const Tolerances& t) {
@@ -333,7 +344,7 @@ void judge_ratios(Judgement& j, const RunResults& current, const RunResults& bas
         j.rows.push_back(judged(id, "ratio", find_in(current.ratios, id), find_in(baseline.ratios, id),
                                 rule && rule->tolerance > 0 ? rule->tolerance : t.ratio, unjudgeable ? 0 : limit,
                                 interval));
-        from_rule(j.rows.back(), rule);
+        from_rule(j.rows.back(), rule, t);
         if (interval && rule && rule->limit_needs_interval)
             within_placement_noise(j.rows.back(), *interval, find_in(current.ratio_records, id), current);
         if (unjudgeable) {
@@ -440,7 +451,7 @@ Judgement judge_limits_only(const RunResults& current, const Tolerances& t) {
     for (const auto& [id, limit] : expected.ratios)
         if (!current.ratios.count(id)) {
             j.rows.push_back(judged(id, "ratio", nullptr, &limit, t.ratio, limit));
-            from_rule(j.rows.back(), rule_of(t, id));
+            from_rule(j.rows.back(), rule_of(t, id), t);
         }
     for (const auto& [id, limit] : expected.instructions)
         if (!current.instructions.count(id)) j.rows.push_back(instructions_row(id, nullptr, &limit, t.instructions, limit));

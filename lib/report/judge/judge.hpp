@@ -59,6 +59,7 @@ struct Row {
     std::string unit;           // where it is not its kind's (a ratio of footprints, a stepped call's counts), else ""
     size_t interval_runs = 0;   // the runs lo and hi come from: 1, a 95% interval; more, the hull of theirs; 0, none
     double target = 0;          // a ratio rule's target (model.hpp: RatioRule): reported, never judged; 0: none
+    bool own_variants = false;  // a ratio of a rule between_own_variants (model.hpp)
 };
 
 struct Judgement {

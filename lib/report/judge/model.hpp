@@ -98,9 +98,11 @@ struct RatioRule {
     // show a 0.5% excess nor rule it out, so such a row is unresolved.
     bool limit_needs_interval = false;
     RatioMetric metric = RatioMetric::time;
-    // The value an issue asks of the ratio, where it is stricter than what the
-    // gate can enforce (the limit): reported per row, met or not, never judged,
-    // so that a report says how far a target is whatever the verdict. 0: none.
+    // The value an issue asks of the ratio where the gate judges a looser limit
+    // or none (the stopped hook's time: its limit is its instruction count):
+    // reported per row, met or not, never judged, so that a report says how
+    // far a target is whatever the verdict. Below the limit; only on a rule
+    // between_own_variants. 0: none.
     double target = 0;
 };
 
@@ -126,6 +128,12 @@ struct Tolerances {
 bool names_group(const std::string& key, const std::string& group);
 // Whether a variant or group is reported, not judged (a key of t.reported_only names it).
 bool reported_only(const Tolerances& t, const std::string& variant_or_group);
+// Whether a variant is code this project does not change (t.machine_controls: a peer allocator).
+bool machine_control(const Tolerances& t, const std::string& variant);
+// Whether a rule divides the times of two variants of this project's own code
+// (neither a machine control): the rules the report's Profiler cost table
+// shows, and the only ones a target may be set on.
+bool between_own_variants(const Tolerances& t, const RatioRule& rule);
 
 // The ranges every reader checks (a value outside is bad input, exit 2): no
 // stored number can mask every regression (min_ns 1e308) or be a subnormal.

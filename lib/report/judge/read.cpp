@@ -271,6 +271,17 @@ RatioMetric metric_of(const In& rule) {
     rule.at("metric").fail("unknown metric \"" + metric + "\" (known: time, resident_bytes_per_live_object)");
 }
 
+// A target the report would not show (a rule with a machine control, or of
+// footprints), or one its limit holds already, says nothing: bad input.
+void check_target(const In& rule, const RatioRule& parsed, const Tolerances& t) {
+    if (parsed.target <= 0) return;
+    if (!between_own_variants(t, parsed))
+        rule.at("target").fail("a target is for a time ratio of two of this project's own variants (none a machine "
+                               "control): the report's Profiler cost table shows no other");
+    if (parsed.limit > 0 && parsed.target >= parsed.limit)
+        rule.at("target").fail("not below the rule's limit " + fixed(parsed.limit) + ": the limit holds it already");
+}
+
 std::map<std::string, double> numbers_of(const In& object, Range range) {
     std::map<std::string, double> out;
     for (const auto& [key, v] : object.members()) out[key] = v.as_number(range);
@@ -403,6 +414,9 @@ Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) 
             if (const auto v = g.find("time")) t.time_by_group[group] = v->as_number(ranges::tolerance);
             if (const auto v = g.find("memory")) t.memory_by_group[group] = v->as_number(ranges::tolerance);
         }
+    // Before the rules: a rule's target is checked against the machine controls.
+    t.reported_only = in.strings_or("reported_only");
+    t.machine_controls = in.strings_or("machine_controls");
     if (const auto rules = in.find("ratios"))
         for (const In& rule : rules->elements()) {
             only_known_keys(rule, {"name", "numerator", "denominator", "limit", "groups", "tolerance",
@@ -418,9 +432,8 @@ Tolerances parse_tolerances(const nlohmann::json& doc, const std::string& path) 
                                      rule.number_or("tolerance", 0, ranges::tolerance),
                                      rule.boolean_or("limit_needs_interval", false), metric_of(rule),
                                      rule.number_or("target", 0, ranges::limit)});
+            check_target(rule, t.ratio_rules.back(), t);
         }
-    t.reported_only = in.strings_or("reported_only");
-    t.machine_controls = in.strings_or("machine_controls");
     // A control is code this project does not change: judged too, a slower peer
     // would fail its own rows and excuse the pool's in one run.
     if (const auto controls = in.find("machine_controls"))

@@ -88,13 +88,15 @@ std::string best_peer_text(const WorkloadTable::Line& time_line);
 std::string footprint_ratio_text(const Row& ratio_row);
 
 // The profiler's in-run ratios per allocation workload: a line per workload, a
-// column per ratio rule of two of the pool's own variants (the hook compiled
-// in and off over compiled out, each sampling mode over hook off), rules in
-// results/tolerances.json's order; not the peer and footprint rules, which the tables
-// above show. A cell is the row of that rule and workload, where the run has
-// one. Every run shows them, significant or not: the targets of issue 14 are
-// stricter than the limits the gate judges (results/tolerances.json), and the
-// table says, row by row, whether this run met them.
+// column per ratio rule between two of the project's own variants (model.hpp:
+// between_own_variants; the hook compiled in and off over compiled out, each
+// sampling mode over hook off), rules in results/tolerances.json's order. Not
+// the rules with a peer (in the ratio table when significant) nor the
+// footprint rules (in Memory footprint). A cell is the row of that rule and
+// workload where the judgement has one (a row missing from the run included).
+// Every run shows them, significant or not: issue 14's targets are stricter
+// than the limits the gate judges, and the table says, row by row, whether
+// this run met them.
 struct RatioTable {
     struct Line {
         std::string workload;
@@ -111,8 +113,9 @@ extern const char* const profiler_cost_text;
 std::string ratio_heading(const RatioTable& table, const std::string& rule);
 // A cell: the ratio, "1.031 over target" where it is over its row's target.
 std::string target_text(const Row& ratio_row);
-// How many of the table's values that have a target meet it, of how many.
-std::pair<int, int> targets_met(const RatioTable& table);
+// "Targets met in this run: 15 of 21." over the table's values that have a
+// target (a missing value counts for neither), or "" where none has one.
+std::string targets_met_text(const RatioTable& table);
 
 // Version Info of one side: (what, value) pairs -- benchfp, compiler,
 // libraries, kernel, CPU, ISA and cores, CPU flags -- "not recorded" where the

@@ -106,35 +106,50 @@ void changes(std::ostringstream& html, const Report& report) {
     html << "</section>";
 }
 
+// A section with a part per machine: `part` writes one machine's, or nothing
+// where it has none. The heading and text come once, before the first part,
+// and each part under its machine's line where the report has several; no
+// part, no section.
+void per_machine_section(std::ostringstream& html, const Report& report, const char* id,
+                         const std::string& heading_and_text,
+                         const std::function<void(std::ostringstream&, const MachineJudgement&)>& part) {
+    bool any = false;
+    for (const MachineJudgement& m : report.machines) {
+        std::ostringstream body;
+        part(body, m);
+        if (body.str().empty()) continue;
+        if (!any) html << "<section id='" << id << "'>" << heading_and_text;
+        any = true;
+        if (report.machines.size() > 1) html << "<h3>" << escape_html(machine_line(m)) << "</h3>";
+        html << body.str();
+    }
+    if (any) html << "</section>";
+}
+
 // A section of one figure per allocation workload and allocator, a table per
 // machine, with a last column of its own (`last`: its heading, and the cell of
 // a line with whether the line failed).
 void workload_section(std::ostringstream& html, const Report& report, const std::string& kind, const char* id,
                       const std::string& heading_and_text, const char* last_heading,
                       const std::function<std::pair<std::string, bool>(const WorkloadTable::Line&)>& last) {
-    bool any = false;
-    for (const MachineJudgement& m : report.machines) {
+    per_machine_section(html, report, id, heading_and_text, [&](std::ostringstream& part, const MachineJudgement& m) {
         const WorkloadTable table = workload_table(m.judgement, kind);
-        if (table.lines.empty()) continue;
-        if (!any) html << "<section id='" << id << "'>" << heading_and_text;
-        any = true;
-        if (report.machines.size() > 1) html << "<h3>" << escape_html(machine_line(m)) << "</h3>";
-        html << "<table><tr><th>workload</th>";
-        for (const std::string& a : table.allocators) html << "<th>" << escape_html(a) << "</th>";
-        html << "<th>" << last_heading << "</th></tr>";
+        if (table.lines.empty()) return;
+        part << "<table><tr><th>workload</th>";
+        for (const std::string& a : table.allocators) part << "<th>" << escape_html(a) << "</th>";
+        part << "<th>" << last_heading << "</th></tr>";
         for (const WorkloadTable::Line& line : table.lines) {
             const auto [cell, failed] = last(line);
-            html << "<tr" << (failed ? " class='fail'" : "") << "><td><code>" << escape_html(line.workload)
+            part << "<tr" << (failed ? " class='fail'" : "") << "><td><code>" << escape_html(line.workload)
                  << "</code></td>";
             for (const std::string& a : table.allocators) {
                 const auto it = line.figures.find(a);
-                html << "<td class='num'>" << (it == line.figures.end() ? "-" : fixed(it->second, 1)) << "</td>";
+                part << "<td class='num'>" << (it == line.figures.end() ? "-" : fixed(it->second, 1)) << "</td>";
             }
-            html << "<td>" << escape_html(cell) << "</td></tr>";
+            part << "<td>" << escape_html(cell) << "</td></tr>";
         }
-        html << "</table>";
-    }
-    if (any) html << "</section>";
+        part << "</table>";
+    });
 }
 
 // Every allocator's time per iteration per workload (this run, reported), with the fastest peer over the pool.
@@ -149,38 +164,35 @@ void allocation_time_html(std::ostringstream& html, const Report& report) {
                      [](const WorkloadTable::Line& line) { return std::pair{best_peer_text(line), false}; });
 }
 
-// The profiler's in-run ratios per workload (this run, every one), with their targets.
+// The profiler's in-run ratios per workload (this run, every one), with their
+// targets; a cell's verdict where it is not invariant (as the Markdown marks it).
 void profiler_cost_html(std::ostringstream& html, const Report& report) {
-    bool any = false;
-    for (const MachineJudgement& m : report.machines) {
-        const RatioTable table = profiler_ratio_table(m.judgement);
-        if (table.lines.empty()) continue;
-        if (!any) html << "<section id='profiler-cost'><h2>Profiler cost</h2><p>" << escape_html(profiler_cost_text) << "</p>";
-        any = true;
-        if (report.machines.size() > 1) html << "<h3>" << escape_html(machine_line(m)) << "</h3>";
-        if (const auto [met, set] = targets_met(table); set > 0)
-            html << "<p>Targets met in this run: " << met << " of " << set << ".</p>";
-        html << "<table><tr><th>workload</th>";
-        for (const std::string& rule : table.rules) html << "<th>" << escape_html(ratio_heading(table, rule)) << "</th>";
-        html << "</tr>";
-        for (const RatioTable::Line& line : table.lines) {
-            html << "<tr><td><code>" << escape_html(line.workload) << "</code></td>";
-            for (const std::string& rule : table.rules) {
-                const auto it = line.cells.find(rule);
-                if (it == line.cells.end()) {
-                    html << "<td class='num'>-</td>";
-                    continue;
+    per_machine_section(
+        html, report, "profiler-cost", "<h2>Profiler cost</h2><p>" + escape_html(profiler_cost_text) + "</p>",
+        [](std::ostringstream& part, const MachineJudgement& m) {
+            const RatioTable table = profiler_ratio_table(m.judgement);
+            if (table.lines.empty()) return;
+            if (const std::string met = targets_met_text(table); !met.empty()) part << "<p>" << escape_html(met) << "</p>";
+            part << "<table><tr><th>workload</th>";
+            for (const std::string& rule : table.rules) part << "<th>" << escape_html(ratio_heading(table, rule)) << "</th>";
+            part << "</tr>";
+            for (const RatioTable::Line& line : table.lines) {
+                part << "<tr><td><code>" << escape_html(line.workload) << "</code></td>";
+                for (const std::string& rule : table.rules) {
+                    const auto it = line.cells.find(rule);
+                    if (it == line.cells.end()) {
+                        part << "<td class='num'>-</td>";
+                        continue;
+                    }
+                    const Row& r = *it->second;
+                    part << "<td class='num" << (r.fails() ? " fail" : "") << "'>" << escape_html(target_text(r));
+                    if (significant(r)) part << ": " << escape_html(to_string(r.verdict));
+                    part << "</td>";
                 }
-                const Row& r = *it->second;
-                html << "<td class='num" << (r.fails() ? " fail" : "") << "'>" << escape_html(target_text(r));
-                if (r.fails()) html << ": " << escape_html(to_string(r.verdict));
-                html << "</td>";
+                part << "</tr>";
             }
-            html << "</tr>";
-        }
-        html << "</table>";
-    }
-    if (any) html << "</section>";
+            part << "</table>";
+        });
 }
 
 // Every allocator's resident bytes per live object per workload (this run),

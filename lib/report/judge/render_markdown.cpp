@@ -263,9 +263,8 @@ void profiler_cost_section(std::ostringstream& md, const Judgement& j) {
     const RatioTable table = profiler_ratio_table(j);
     if (table.lines.empty()) return;
     md << "\n#### Profiler cost (in-run ratios of the pool's own variants, this run; lower is better)\n\n"
-       << profiler_cost_text;
-    if (const auto [met, set] = targets_met(table); set > 0)
-        md << " Targets met in this run: " << met << " of " << set << ".";
+       << markdown_text(profiler_cost_text);
+    if (const std::string met = targets_met_text(table); !met.empty()) md << " " << markdown_text(met);
     md << "\n\n";
     std::vector<std::string> headings;
     for (const std::string& rule : table.rules) headings.push_back(markdown_text(ratio_heading(table, rule)));

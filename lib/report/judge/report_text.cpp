@@ -159,13 +159,10 @@ RatioTable profiler_ratio_table(const Judgement& j) {
     RatioTable table;
     for (const Row& r : j.rows) {
         const std::string group = ratio_group(r.id), rule = ratio_rule_name(r.id);
-        // A time ratio of the pool's variants: a peer's name follows the rule's last " / " in the others.
-        if (r.kind != "ratio" || !r.unit.empty() || !group.starts_with("alloc/") ||
-            is_peer(rule.substr(std::min(rule.size(), rule.rfind(" / ") + 3))))
-            continue;
+        if (r.kind != "ratio" || !r.own_variants || !group.starts_with("alloc/")) continue;
         by_workload[group].cells[rule] = &r;
-        if (!table.targets.count(rule)) table.rules.push_back(rule);
-        if (r.target > 0 || !table.targets.count(rule)) table.targets[rule] = r.target;
+        if (std::find(table.rules.begin(), table.rules.end(), rule) == table.rules.end()) table.rules.push_back(rule);
+        table.targets[rule] = std::max(table.targets[rule], r.target);  // a rule's rows share its target
     }
     for (auto& [workload, line] : by_workload) {
         line.workload = workload;
@@ -180,12 +177,14 @@ RatioTable profiler_ratio_table(const Judgement& j) {
 }
 
 const char* const profiler_cost_text =
-    "Each ratio is the median of paired chunks in one run: hook off / compiled out is what the profiler hook costs "
-    "compiled in but stopped, counting / hook off what the sampling count alone costs, each sampling mode over hook "
-    "off what it costs in all (the count and the samples). A target is the value issue 14 asks for, stricter than "
-    "the limit the gate judges (results/tolerances.json): reported, not judged, and a ratio over it is marked. One "
-    "run is one code layout: the hook's target holds for the mean over code layouts "
-    "(scripts/hook_time_over_layouts.sh).";
+    "Each ratio is of one run: the median of paired chunks where the gate pairs its two variants, the product of two "
+    "such medians where it pairs each with a third (byte-sampled / compiled out), else the ratio of minimum times. "
+    "Hook off / compiled out is what the profiler hook costs compiled in but stopped, counting / hook off what the "
+    "sampling count alone costs, each sampling mode over hook off what it costs in all (the count and the samples). "
+    "A target is the value issue 14 asks for where the gate judges a looser limit or none (the stopped hook's time: "
+    "its limit is its instruction count), from results/tolerances.json: reported, not judged, and a ratio over it "
+    "is marked; reported-only workloads are counted too. One run is one code layout: the hook's target holds for "
+    "the mean over code layouts (scripts/hook_time_over_layouts.sh).";
 
 std::string ratio_heading(const RatioTable& table, const std::string& rule) {
     const double target = table.targets.at(rule);
@@ -199,12 +198,16 @@ std::string target_text(const Row& r) {
     return text;
 }
 
-std::pair<int, int> targets_met(const RatioTable& table) {
+std::string targets_met_text(const RatioTable& table) {
     int met = 0, set = 0;
     for (const RatioTable::Line& line : table.lines)
         for (const auto& [rule, r] : line.cells)
-            if (r->target > 0 && !std::isnan(r->current)) met += r->current <= r->target, ++set;
-    return {met, set};
+            if (r->target > 0 && !std::isnan(r->current)) {
+                ++set;
+                if (r->current <= r->target) ++met;
+            }
+    if (set == 0) return "";
+    return "Targets met in this run: " + std::to_string(met) + " of " + std::to_string(set) + ".";
 }
 
 bool significant(const Row& r) { return r.verdict != RowVerdict::invariant && r.verdict != RowVerdict::not_judged; }
