@@ -191,10 +191,17 @@ std::string ratio_heading(const RatioTable& table, const std::string& rule) {
     return target > 0 ? rule + " (target " + fixed(target) + ")" : rule;
 }
 
+namespace {
+
+// Whether a row has a target and a value to hold against it.
+bool has_target(const Row& r) { return r.target > 0 && !std::isnan(r.current); }
+
+}  // namespace
+
 std::string target_text(const Row& r) {
     if (std::isnan(r.current)) return "-";
     std::string text = fixed(r.current);
-    if (r.target > 0 && !(r.current <= r.target)) text += " over target";
+    if (has_target(r) && r.current > r.target) text += " over target";
     return text;
 }
 
@@ -202,7 +209,7 @@ std::string targets_met_text(const RatioTable& table) {
     int met = 0, set = 0;
     for (const RatioTable::Line& line : table.lines)
         for (const auto& [rule, r] : line.cells)
-            if (r->target > 0 && !std::isnan(r->current)) {
+            if (has_target(*r)) {
                 ++set;
                 if (r->current <= r->target) ++met;
             }
